@@ -1,0 +1,219 @@
+"""``check``: the verdict on one program, from the parent's side.
+
+Sends the differential check to a crash-safe worker, turns whatever comes back (a result, a
+timeout, a death) into a :class:`~torchsmith.verdict.CheckResult`, then localizes compiler bugs on
+the backend ladder and, with ``bisect``, runs Inductor's ``CompilerBisector``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from torchsmith.execute.pool import JobOutcome, Worker
+from torchsmith.localize import localize, stage_of
+from torchsmith.options import CheckOptions
+from torchsmith.program.format import Program, ProgramFormatError, load_program
+from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
+
+
+class CheckError(RuntimeError):
+    """torchsmith could not check the program (bad option, internal error): not a verdict."""
+
+
+def _phase(value: str | None) -> Phase | None:
+    return Phase(value) if value else None
+
+
+def outcome_to_result(outcome: JobOutcome, program: Program, options: CheckOptions) -> CheckResult:
+    """Turn a worker job's outcome into a verdict; deaths and timeouts keep their phase."""
+    phase = _phase(outcome.phase)
+    where = f" while in phase {phase.value}" if phase else " before the first phase"
+    if outcome.status == "result":
+        r = outcome.result or {}
+        res = CheckResult(
+            verdict=Verdict(r["verdict"]),
+            phase=_phase(r.get("phase")),
+            reason=r.get("reason", ""),
+            evidence=r.get("evidence", {}),
+            timings=r.get("timings", {}),
+        )
+    elif outcome.status == "timeout":
+        res = CheckResult(
+            verdict=Verdict.TIMEOUT,
+            phase=phase,
+            reason=f"no result within {options.timeout:g} s{where}",
+            evidence={"timeout_s": options.timeout},
+        )
+    elif outcome.status == "died":
+        if outcome.memory_exceeded:
+            how = f"exceeded the memory cap of {options.memory_mb} MiB and was killed"
+        elif outcome.signal:
+            how = f"was killed by {outcome.signal}"
+        else:
+            how = f"exited with code {outcome.returncode}"
+        res = CheckResult(
+            verdict=Verdict.DIED,
+            phase=phase,
+            reason=f"the worker {how}{where}",
+            evidence={
+                "returncode": outcome.returncode,
+                "signal": outcome.signal,
+                "memory_exceeded": outcome.memory_exceeded,
+                "peak_rss_mb": round(outcome.peak_rss_mb, 1),
+            },
+        )
+    else:
+        raise CheckError(f"torchsmith failed inside the worker: {outcome.error.strip()}")
+    res.program, res.digest = program.name, program.digest
+    res.options = options.to_dict()
+    res.timings["wall"] = round(outcome.wall, 3)
+    if res.verdict is not Verdict.PASS:
+        res.log_tail = outcome.log_tail
+    return res
+
+
+def _request(kind: str, program: Program, options: CheckOptions, **extra: Any) -> dict[str, Any]:
+    return {"kind": kind, "program": program.to_dict(), "options": options.to_dict(), **extra}
+
+
+def check_program(
+    program: Program, options: CheckOptions | None = None, worker: Worker | None = None
+) -> CheckResult:
+    """The verdict on ``program``: run, judge, and for compiler bugs localize (and bisect)."""
+    options = options or CheckOptions()
+    own = worker is None
+    worker = worker or Worker(memory_mb=options.memory_mb)
+    try:
+        return _check(program, options, worker)
+    finally:
+        if own:
+            worker.close()
+
+
+def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResult:
+    worker.memory_mb = options.memory_mb
+    outcome = worker.run(_request("check", program, options), options.timeout)
+    result = outcome_to_result(outcome, program, options)
+    if not result.is_bug:
+        return result
+    if options.localize:
+
+        def run_rung(backend: str) -> CheckResult:
+            o = worker.run(_request("check", program, options, backend=backend), options.timeout)
+            return outcome_to_result(o, program, options)
+
+        result.stage, result.ladder = localize(result, options.backend, run_rung)
+    else:
+        result.stage = stage_of(options.backend)
+    if options.bisect and options.backend == "inductor" and result.stage is Stage.INDUCTOR:
+        o = worker.run(
+            _request("bisect", program, options, failing=result.verdict.value),
+            options.timeout * 10,
+        )
+        if o.status == "result":
+            result.bisect = o.result
+        else:
+            result.bisect = {"found": False, "error": o.status, "detail": o.error[-500:]}
+    return result
+
+
+# -- the library call ---------------------------------------------------------------------------
+_default_worker: Worker | None = None
+
+
+def _shared_worker() -> Worker:
+    global _default_worker
+    if _default_worker is None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        _default_worker = Worker(env=env)
+        atexit.register(_default_worker.close)
+    return _default_worker
+
+
+def program_from_module(model: Any, inputs: list[Any] | tuple[Any, ...]) -> Program:
+    """Wrap a live model and inputs as a program: they are saved and loaded by the worker.
+
+    The model's class must be importable by the worker (defined in a module on ``sys.path``).
+    """
+    import torch
+
+    fd, path = tempfile.mkstemp(prefix="torchsmith-model-", suffix=".pt")
+    os.close(fd)
+    torch.save({"model": model, "inputs": list(inputs)}, path)
+    source = f"""import copy
+import torch
+
+_SAVED = torch.load({path!r}, weights_only=False)
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = copy.deepcopy(_SAVED["model"])
+
+    def forward(self, *args):
+        return self.inner(*args)
+
+
+def get_inputs():
+    return list(_SAVED["inputs"])
+"""
+    return Program(source=source, name=type(model).__name__, origin="library")
+
+
+def check(
+    model_or_path: Any, inputs: list[Any] | tuple[Any, ...] | None = None, **options: Any
+) -> CheckResult:
+    """Check a program file, a :class:`Program`, or a live ``nn.Module`` with ``inputs``.
+
+    ``options`` are :class:`~torchsmith.options.CheckOptions` fields (``backend``, ``dtype``,
+    ``config``, ``timeout``, ...). Runs in a shared worker process that is reused across calls.
+    """
+    opts = CheckOptions(**options)
+    if isinstance(model_or_path, Program):
+        program = model_or_path
+    elif isinstance(model_or_path, str | Path):
+        program = load_program(model_or_path, device=opts.device)
+    else:
+        if inputs is None:
+            raise TypeError("check(model, inputs): inputs are required with a live model")
+        program = program_from_module(model_or_path, inputs)
+    return check_program(program, opts, _shared_worker())
+
+
+def check_files(
+    paths: list[Path], options: CheckOptions, repro_dir: Path | None = None
+) -> Iterator[tuple[Path, CheckResult | None, str | None]]:
+    """Check several files with one worker; a file that cannot be read yields an error string.
+
+    A program that kills, hangs or exhausts its worker gets its verdict and the next program a
+    fresh worker: the run always goes on.
+    """
+    from torchsmith.program.render import render_script
+
+    with Worker(memory_mb=options.memory_mb) as worker:
+        for path in paths:
+            try:
+                program = load_program(path, device=options.device)
+            except ProgramFormatError as e:
+                yield path, None, str(e)
+                continue
+            result = _check(program, options, worker)
+            if repro_dir is not None and result.is_bug:
+                repro_dir.mkdir(parents=True, exist_ok=True)
+                script = repro_dir / f"{program.name}_repro.py"
+                script.write_text(render_script(program, options, header=_repro_header(result)))
+                result.evidence["repro"] = str(script)
+            yield path, result, None
+
+
+def _repro_header(result: CheckResult) -> str:
+    stage = f" at {result.stage.value}" if result.stage else ""
+    return f"torchsmith repro: {result.program}: {result.verdict.value}{stage}\n{result.reason}"

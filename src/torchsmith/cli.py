@@ -1,0 +1,181 @@
+"""The command line: parses options and calls the library. No logic lives here."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from torchsmith.options import DTYPES, CheckOptions, parse_config_item
+from torchsmith.program.format import ProgramFormatError, load_program
+
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"torchsmith: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def check_options(f: Any) -> Any:
+    """The options ``check`` shares with every command that checks programs."""
+    opts = [
+        click.option("--backend", default="inductor", show_default=True),
+        click.option("--mode", default=None, help="torch.compile mode (inductor only)."),
+        click.option("--fullgraph", is_flag=True, help="torch.compile(fullgraph=True)."),
+        click.option(
+            "--dynamic/--no-dynamic", default=None, help="torch.compile(dynamic=...); unset: None."
+        ),
+        click.option("--device", default="cpu", show_default=True),
+        click.option(
+            "--dtype", type=click.Choice(DTYPES), default=None, help="Cast model and inputs."
+        ),
+        click.option("--grad", is_flag=True, help="Also compare gradients against fp64."),
+        click.option(
+            "--config",
+            "config_items",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="inductor.* / dynamo.* / functorch.* config entry, repeatable.",
+        ),
+        click.option("--timeout", default=300.0, show_default=True, help="Seconds per worker job."),
+        click.option("--memory-mb", default=8192, show_default=True, help="Worker memory cap."),
+        click.option("--seed", default=0, show_default=True),
+        click.option("--no-localize", is_flag=True, help="Skip the backend ladder."),
+        click.option("--bisect", is_flag=True, help="Also run Inductor's CompilerBisector."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def build_options(kw: dict[str, Any]) -> CheckOptions:
+    try:
+        config = dict(parse_config_item(item) for item in kw.pop("config_items", ()))
+        localize = not kw.pop("no_localize", False)
+        return CheckOptions(config=config, localize=localize, **kw)
+    except ValueError as e:
+        _fail(str(e))
+        raise  # unreachable
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="torchsmith")
+def main() -> None:
+    """torchsmith: finds bugs in torch.compile (Dynamo, AOTAutograd, Inductor)."""
+
+
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--examples", is_flag=True, help="Check the built-in example programs.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per program (schema v1).")
+@click.option(
+    "--repro-dir", type=click.Path(path_type=Path), help="Write a repro script per failure."
+)
+@click.option("-v", "--verbose", is_flag=True)
+@check_options
+def check(
+    files: tuple[Path, ...],
+    examples: bool,
+    as_json: bool,
+    repro_dir: Path | None,
+    verbose: bool,
+    **kw: Any,
+) -> None:
+    """Check program FILES: eager vs torch.compile vs float64, crash-safe, with the stage.
+
+    Exit status: 0 all pass, 1 a compiler bug was found, 2 a program is invalid or cannot be
+    judged, or the command was used wrongly. Without FILES (or with --examples) it checks the
+    built-in examples and exits 0 when each gets the verdict it declares.
+    """
+    from torchsmith.check import CheckError, check_files
+    from torchsmith.examples import example_paths, expected_verdict
+    from torchsmith.report.console import headline, print_result
+
+    options = build_options(kw)
+    defaults = example_paths() if examples or not files else []
+    paths = list(files) + defaults
+    console = Console(stderr=as_json, soft_wrap=True)
+    codes: list[int] = []
+    unexpected: list[str] = []
+    try:
+        for path, result, error in check_files(paths, options, repro_dir=repro_dir):
+            if error is not None:
+                codes.append(EXIT_USAGE)
+                if as_json:
+                    click.echo(json.dumps({"schema": 1, "program": str(path), "error": error}))
+                click.echo(f"torchsmith: {error}", err=True)
+                continue
+            assert result is not None
+            codes.append(result.exit_code)
+            expected = expected_verdict(path) if path in defaults else None
+            if expected and expected != result.verdict.value:
+                unexpected.append(f"{path.name}: expected {expected}, got {result.verdict.value}")
+            if as_json:
+                click.echo(json.dumps(result.to_dict()))
+            else:
+                print_result(result, console, verbose=verbose)
+            if result.exit_code:
+                click.echo(headline(result).splitlines()[0][:300], err=True)
+    except CheckError as e:
+        _fail(str(e))
+    worst = 1 if 1 in codes else max(codes, default=0)
+    if defaults and not files:
+        # The built-in examples declare their expected verdicts; the demo succeeds when all hold.
+        for line in unexpected:
+            click.echo(f"torchsmith: {line}", err=True)
+        worst = 1 if unexpected else 0
+    sys.exit(worst)
+
+
+@main.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Default: stdout.")
+@check_options
+def render(file: Path, output: Path | None, **kw: Any) -> None:
+    """Write FILE out as a standalone script printing eager, compiled, fp64 and the verdict."""
+    from torchsmith.program.render import render_script
+
+    options = build_options(kw)
+    try:
+        program = load_program(file, device=options.device)
+    except ProgramFormatError as e:
+        _fail(str(e))
+        return
+    text = render_script(program, options)
+    if output:
+        output.write_text(text)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command(name="import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Default: stdout.")
+@click.option("--device", default="cpu", show_default=True)
+def import_(file: Path, output: Path | None, device: str) -> None:
+    """Convert a repro script (as pasted in PyTorch issues) to the canonical program format."""
+    try:
+        program = load_program(file, device=device)
+    except ProgramFormatError as e:
+        _fail(str(e))
+        return
+    text = program.source if program.source.endswith("\n") else program.source + "\n"
+    if program.model != "Model":
+        text += f"\n\nModel = {program.model}\n"
+    if output:
+        output.write_text(text)
+        for note in program.notes:
+            click.echo(f"note: {note}", err=True)
+        click.echo(f"wrote {output} (model class {program.model})", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,214 @@
+"""Inside a worker: one differential check of one program under one backend.
+
+The order follows PyTorch's accuracy harness (``benchmarks/dynamo/common.py``): eager, eager again
+with the same seed (nondeterminism rules the program out), float64 eager as the reference, then
+compiled after ``torch._dynamo.reset()``, each run re-seeded and with
+``torch._inductor.config.fallback_random = True``.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from torchsmith import oracle
+from torchsmith.execute import runtime
+from torchsmith.options import CheckOptions
+from torchsmith.program.format import Program
+from torchsmith.verdict import Phase, Verdict
+
+Emit = Callable[[Phase], None]
+TRACEBACK_TAIL_LINES = 30
+
+
+def _result(verdict: Verdict, phase: Phase | None, reason: str = "", **evidence: Any) -> dict:
+    return {
+        "verdict": verdict.value,
+        "phase": phase.value if phase else None,
+        "reason": reason,
+        "evidence": evidence,
+    }
+
+
+def exception_evidence(e: BaseException) -> dict[str, Any]:
+    """Type, message and traceback tail of a compiled-mode exception, plus its innermost torch frame."""
+    tb = traceback.extract_tb(e.__traceback__)
+    torch_frames = [f for f in tb if "/torch/" in f.filename.replace("\\", "/")]
+    inner = torch_frames[-1] if torch_frames else (tb[-1] if tb else None)
+    cause = e
+    while cause.__cause__ is not None and type(cause).__name__ in {"BackendCompilerFailed"}:
+        cause = cause.__cause__
+    text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    msg = str(e)
+    return {
+        "exc_type": f"{type(e).__module__}.{type(e).__qualname__}".removeprefix("builtins."),
+        "root_type": f"{type(cause).__module__}.{type(cause).__qualname__}".removeprefix(
+            "builtins."
+        ),
+        "message": msg[:4000],
+        "traceback_tail": "\n".join(text.rstrip().splitlines()[-TRACEBACK_TAIL_LINES:]),
+        "torch_frame": (
+            f"{inner.filename.split('/torch/', 1)[-1]}:{inner.lineno} in {inner.name}"
+            if inner
+            else None
+        ),
+    }
+
+
+def _first_line(msg: str) -> str:
+    for line in msg.splitlines():
+        if line.strip():
+            return line.strip()[:300]
+    return ""
+
+
+def _diagnose_invalid(loaded: runtime.LoadedProgram, options: CheckOptions, exc: Exception) -> dict:
+    """Re-run eager under the op recorder to say which op broke which constraint."""
+    evidence: dict[str, Any] = {
+        "exc_type": type(exc).__name__,
+        "message": str(exc)[:2000],
+        "summary": f"{type(exc).__name__}: {_first_line(str(exc))}",
+    }
+    try:
+        from torchsmith.diagnose import diagnose
+    except ImportError:  # pragma: no cover - diagnose ships with the package
+        return evidence
+    dtype = runtime.resolve_dtype(options.dtype)
+
+    def rerun() -> Any:
+        return runtime.run_model(loaded, options, backend=None, dtype=dtype, grad=options.grad)
+
+    try:
+        found = diagnose(rerun, loaded.filename)
+    except Exception as e:  # the diagnosis must never turn into a verdict of its own
+        evidence["diagnose_error"] = repr(e)[:300]
+        return evidence
+    if found is not None:
+        evidence.update(found.to_dict())
+    return evidence
+
+
+def run_check(
+    program: Program, options: CheckOptions, emit: Emit, backend: str | None = None
+) -> dict:
+    """Check ``program`` under ``backend`` (default: ``options.backend``); returns a result dict."""
+    backend = backend or options.backend
+    timings: dict[str, float] = {}
+    dtype = runtime.resolve_dtype(options.dtype)
+
+    def timed(phase: Phase, fn: Callable[[], Any]) -> Any:
+        emit(phase)
+        t0 = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            timings[phase.value] = round(time.perf_counter() - t0, 4)
+
+    def finish(res: dict) -> dict:
+        res["timings"] = timings
+        return res
+
+    with runtime.compiler_config(options):
+        try:
+            loaded = timed(Phase.LOAD, lambda: runtime.load(program, options.seed))
+        except runtime.ProgramLoadError as e:
+            return finish(_result(Verdict.INVALID, Phase.LOAD, str(e), summary=str(e)))
+
+        def run(b: str | None, dt: torch.dtype | None) -> tuple[Any, Any]:
+            return runtime.run_model(loaded, options, backend=b, dtype=dt, grad=options.grad)
+
+        try:
+            ref, ref_grads = timed(Phase.EAGER, lambda: run(None, dtype))
+        except Exception as e:
+            ev = _diagnose_invalid(loaded, options, e)
+            return finish(_result(Verdict.INVALID, Phase.EAGER, ev["summary"], **ev))
+        try:
+            ref2, ref2_grads = timed(Phase.EAGER_REPEAT, lambda: run(None, dtype))
+        except Exception as e:
+            return finish(
+                _result(
+                    Verdict.NONDETERMINISTIC,
+                    Phase.EAGER_REPEAT,
+                    f"the second eager run raised {type(e).__name__}: {_first_line(str(e))}",
+                )
+            )
+        if not oracle.identical(ref, ref2) or not oracle.identical(ref_grads, ref2_grads):
+            return finish(
+                _result(
+                    Verdict.NONDETERMINISTIC,
+                    Phase.EAGER_REPEAT,
+                    "two eager runs with the same seed give different outputs",
+                )
+            )
+        fp64_note = None
+        try:
+            fp64, fp64_grads = timed(Phase.FP64, lambda: run(None, torch.float64))
+        except Exception as e:
+            fp64, fp64_grads = None, None
+            fp64_note = f"float64 run raised {type(e).__name__}: {_first_line(str(e))}"
+        try:
+            res, res_grads = timed(Phase.COMPILED, lambda: run(backend, dtype))
+        except Exception as e:
+            ev = exception_evidence(e)
+            reason = f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
+            return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
+        emit(Phase.COMPARE)
+        judged = oracle.compare(ref, res, fp64, options.tol)
+        if judged.verdict is Verdict.PASS and options.grad:
+            judged = oracle.compare(ref_grads, res_grads, fp64_grads, options.tol, prefix="grad")
+        extra: dict[str, Any] = {"backend": backend, "fp64": fp64_note or "ok"}
+        extra.update(graph_counters())
+        judged.evidence.update(extra)
+        phase = None if judged.verdict is Verdict.PASS else Phase.COMPARE
+        if judged.verdict is Verdict.PASS and backend != "eager" and not extra["graphs"]:
+            why = "; ".join(extra["unsupported"]) or "no tensor operations captured"
+            judged.reason = (
+                f"passed, but Dynamo compiled no graph ({why}): the model ran eagerly;"
+                " --fullgraph turns this into an error"
+            )
+        return finish(_result(judged.verdict, phase, judged.reason, **judged.evidence))
+
+
+def graph_counters() -> dict[str, Any]:
+    """Graph, graph-break and skipped-frame counts of the last compile, from Dynamo's counters."""
+    from torch._dynamo.utils import counters
+
+    frames = counters["frames"]
+    unsupported = sorted({k.splitlines()[0] for k in counters["unimplemented"]})
+    return {
+        "graphs": int(counters["stats"].get("unique_graphs", 0)),
+        "graph_breaks": int(sum(counters["graph_break"].values())),
+        "frames_skipped": max(0, int(frames.get("total", 0)) - int(frames.get("ok", 0))),
+        "unsupported": unsupported[:5],
+    }
+
+
+def run_bisect(program: Program, options: CheckOptions, emit: Emit, failing: str) -> dict:
+    """Run Inductor's ``CompilerBisector`` with "the check gives ``failing`` again" as failure."""
+    from torch._inductor.compiler_bisector import CompilerBisector
+
+    emit(Phase.BISECT)
+    calls = {"n": 0}
+
+    def passes() -> bool:
+        calls["n"] += 1
+        torch._dynamo.reset()
+        res = run_check(program, options.replace(backend="inductor"), lambda p: None)
+        return res["verdict"] != failing
+
+    with runtime.compiler_config(options):
+        result = CompilerBisector.do_bisect(passes)
+    if result is None:
+        return {"found": False, "calls": calls["n"]}
+    return {
+        "found": True,
+        "backend": result.backend,
+        "subsystem": result.subsystem,
+        "bisect_number": result.bisect_number,
+        "debug_info": str(result.debug_info)[:2000] if result.debug_info else None,
+        "calls": calls["n"],
+    }

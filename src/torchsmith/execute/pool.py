@@ -1,0 +1,238 @@
+"""The parent side of the workers: start, feed, watch, kill and replace them.
+
+A :class:`Worker` owns one long-lived child process (:mod:`torchsmith.execute.worker`). Each job
+runs under a wall-clock timeout and a resident-memory cap that the parent enforces from outside,
+so nothing the program does (a hang, a segfault, ``abort()``, ``os._exit``, a runaway allocation)
+can take the tool down: it becomes a :class:`JobOutcome` saying which phase the worker was in,
+and the next job gets a fresh worker.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+STARTUP_TIMEOUT = 180.0
+POLL_INTERVAL = 0.05
+LOG_TAIL_CHARS = 4000
+
+
+@dataclasses.dataclass
+class JobOutcome:
+    """What came back from one job. ``status`` is result, error, timeout or died."""
+
+    status: str
+    result: dict[str, Any] | None = None
+    phase: str | None = None  # the last phase the worker announced
+    returncode: int | None = None
+    signal: str | None = None
+    memory_exceeded: bool = False
+    peak_rss_mb: float = 0.0
+    error: str = ""
+    log_tail: str = ""
+    wall: float = 0.0
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process in MiB (0 where /proc is not available)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
+
+
+def _signal_name(returncode: int | None) -> str | None:
+    if returncode is None or returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+class Worker:
+    """One crash-safe worker process. Not thread-safe: one job at a time."""
+
+    def __init__(
+        self,
+        memory_mb: int = 8192,
+        env: dict[str, str] | None = None,
+        log_dir: str | Path | None = None,
+    ) -> None:
+        self.memory_mb = memory_mb
+        self.env = env
+        self.log_dir = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="torchsmith-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        self.jobs = 0
+        self._buf = b""
+        self._next_id = 0
+        self.log_path = self.log_dir / "worker.log"
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        env = dict(os.environ if self.env is None else self.env)
+        env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+        env["PYTHONUNBUFFERED"] = "1"
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "torchsmith.execute.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=env,
+            start_new_session=True,  # its own process group: a kill takes g++ children along
+        )
+        log.close()
+        self._buf = b""
+        self.starts += 1
+        msg = self._read_message(time.monotonic() + STARTUP_TIMEOUT)
+        if msg is None or msg.get("type") != "ready":
+            tail = self._log_tail(0)
+            self.kill()
+            raise RuntimeError(f"worker failed to start: {msg!r}\n{tail}")
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail
+            pass
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream:
+                stream.close()
+        self.proc = None
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None and self.proc.stdin:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- jobs --------------------------------------------------------------------------------
+    def run(self, request: dict[str, Any], timeout: float) -> JobOutcome:
+        """Send one job and wait for its outcome; a dead or hung worker is killed, not reused."""
+        if not self.alive:
+            self.start()
+        assert self.proc is not None and self.proc.stdin is not None
+        self._next_id += 1
+        rid = self._next_id
+        request = {**request, "id": rid}
+        log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        t0 = time.monotonic()
+        deadline = t0 + timeout
+        out = JobOutcome(status="died")
+        try:
+            self.proc.stdin.write((json.dumps(request) + "\n").encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            return self._dead(out, t0, log_offset)
+        self.jobs += 1
+        while True:
+            msg = self._read_message(min(deadline, time.monotonic() + POLL_INTERVAL))
+            if msg is not None:
+                if msg.get("id") != rid:
+                    continue
+                if msg["type"] == "phase":
+                    out.phase = msg["phase"]
+                    continue
+                out.wall = time.monotonic() - t0
+                if msg["type"] == "result":
+                    out.status, out.result = "result", msg["result"]
+                else:
+                    out.status = "error"
+                    out.error = msg.get("error", "") + "\n" + msg.get("traceback", "")
+                    out.log_tail = self._log_tail(log_offset)
+                return out
+            if not self.alive:
+                return self._dead(out, t0, log_offset)
+            out.peak_rss_mb = max(out.peak_rss_mb, rss_mb(self.proc.pid))
+            if out.peak_rss_mb > self.memory_mb:
+                out.memory_exceeded = True
+                self.kill()
+                out.status = "died"
+                out.signal = "SIGKILL"
+                out.wall = time.monotonic() - t0
+                out.log_tail = self._log_tail(log_offset)
+                return out
+            if time.monotonic() >= deadline:
+                self.kill()
+                out.status = "timeout"
+                out.wall = time.monotonic() - t0
+                out.log_tail = self._log_tail(log_offset)
+                return out
+
+    def _dead(self, out: JobOutcome, t0: float, log_offset: int) -> JobOutcome:
+        assert self.proc is not None
+        code = self.proc.wait()
+        out.status = "died"
+        out.returncode = code
+        out.signal = _signal_name(code)
+        out.wall = time.monotonic() - t0
+        out.log_tail = self._log_tail(log_offset)
+        self.kill()
+        return out
+
+    # -- plumbing ----------------------------------------------------------------------------
+    def _read_message(self, deadline: float) -> dict[str, Any] | None:
+        """The next protocol message, or None when the deadline passes or the pipe closes."""
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        try:
+            return json.loads(line)
+        except json.JSONDecodeError:
+            return {"type": "garbage", "text": line[:200].decode(errors="replace")}
+
+    def _log_tail(self, offset: int) -> str:
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(offset)
+                data = f.read()
+        except OSError:
+            return ""
+        return data.decode(errors="replace")[-LOG_TAIL_CHARS:]

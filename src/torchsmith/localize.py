@@ -1,0 +1,61 @@
+"""Stage localization: walk the backend ladder and name the first rung that fails the same way.
+
+The ladder is PyTorch's own ablation (``programming_model.reporting_issues``): ``eager`` runs
+Dynamo alone, ``aot_eager`` adds AOTAutograd, ``aot_eager_decomp_partition`` adds decompositions
+and the partitioner, ``inductor`` adds Inductor. A user backend outside the ladder is its last rung.
+Every rung is its own crash-safe worker job, so a rung that segfaults or hangs cannot hide the
+others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from torchsmith.verdict import CheckResult, Stage
+
+LADDER = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
+RUNG_STAGE = {
+    "eager": Stage.DYNAMO,
+    "aot_eager": Stage.AOTAUTOGRAD,
+    "aot_eager_decomp_partition": Stage.DECOMP,
+    "inductor": Stage.INDUCTOR,
+}
+
+
+def ladder_for(backend: str) -> tuple[str, ...]:
+    """The rungs to try for a failure seen with ``backend``, ending with ``backend`` itself."""
+    if backend in LADDER:
+        return LADDER[: LADDER.index(backend) + 1]
+    return (*LADDER[:3], backend)
+
+
+def stage_of(backend: str) -> Stage:
+    return RUNG_STAGE.get(backend, Stage.BACKEND)
+
+
+def same_failure(original: CheckResult, rung: CheckResult) -> bool:
+    """A rung reproduces the failure when it is a compiler bug with the same verdict."""
+    return rung.is_bug and rung.verdict is original.verdict
+
+
+def localize(
+    original: CheckResult, backend: str, run_rung: Callable[[str], CheckResult]
+) -> tuple[Stage, dict[str, str]]:
+    """Name the stage of ``original`` (seen with ``backend``) by running ``run_rung`` per rung.
+
+    Returns the stage and the ladder table (rung -> verdict). The last rung is ``backend``
+    itself, whose verdict is already known and is not re-run. A failure no earlier rung
+    reproduces belongs to the last rung's stage.
+    """
+    table: dict[str, str] = {}
+    rungs = ladder_for(backend)
+    for rung in rungs[:-1]:
+        result = run_rung(rung)
+        table[rung] = result.verdict.value
+        if same_failure(original, result):
+            for later in rungs[rungs.index(rung) + 1 :]:
+                table[later] = "not run"
+            table[backend] = original.verdict.value
+            return stage_of(rung), table
+    table[backend] = original.verdict.value
+    return stage_of(backend), table

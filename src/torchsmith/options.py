@@ -1,0 +1,104 @@
+"""Check options: one dataclass shared by the CLI, the library call and the worker protocol."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Any
+
+DTYPES = ("float32", "float16", "bfloat16", "float64")
+DEVICES = ("cpu", "cuda")
+
+#: ``--config`` prefixes and the config modules they address.
+CONFIG_MODULES = {
+    "inductor": "torch._inductor.config",
+    "dynamo": "torch._dynamo.config",
+    "functorch": "torch._functorch.config",
+}
+
+#: PyTorch's default tolerance for ``same()`` (its own default argument).
+DEFAULT_TOL = 1e-4
+
+
+@dataclasses.dataclass
+class CheckOptions:
+    """How to compile and judge a program. Every field is JSON-safe."""
+
+    backend: str = "inductor"
+    mode: str | None = None
+    fullgraph: bool = False
+    dynamic: bool | None = None
+    device: str = "cpu"
+    dtype: str | None = None  # cast model and float inputs before running
+    grad: bool = False  # also compare gradients of inputs and parameters
+    config: dict[str, Any] = dataclasses.field(default_factory=dict)  # "inductor.x.y" -> value
+    timeout: float = 300.0  # wall-clock seconds for one worker job
+    memory_mb: int = 8192  # resident-memory cap for the worker
+    seed: int = 0
+    tol: float = DEFAULT_TOL
+    localize: bool = True
+    bisect: bool = False
+
+    def __post_init__(self) -> None:
+        if self.dtype is not None and self.dtype not in DTYPES:
+            raise ValueError(f"--dtype must be one of {', '.join(DTYPES)}, not {self.dtype!r}")
+        if self.device not in DEVICES and not self.device.startswith("cuda:"):
+            raise ValueError(f"--device must be cpu or cuda, not {self.device!r}")
+        for key in self.config:
+            check_config_key(key)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CheckOptions:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+    def replace(self, **changes: Any) -> CheckOptions:
+        return dataclasses.replace(self, **changes)
+
+    def compile_kwargs(self, backend: str | None = None) -> dict[str, Any]:
+        """Keyword arguments for ``torch.compile``."""
+        kw: dict[str, Any] = {"backend": backend or self.backend, "fullgraph": self.fullgraph}
+        if self.mode is not None and (backend or self.backend) == "inductor":
+            kw["mode"] = self.mode
+        if self.dynamic is not None:
+            kw["dynamic"] = self.dynamic
+        return kw
+
+
+def check_config_key(key: str) -> None:
+    prefix = key.split(".", 1)[0]
+    if prefix not in CONFIG_MODULES or "." not in key:
+        raise ValueError(
+            f"--config key {key!r} must start with one of {', '.join(CONFIG_MODULES)} and name an"
+            " entry, e.g. inductor.cpp.inject_relu_bug_TESTING_ONLY"
+        )
+
+
+def parse_config_item(item: str) -> tuple[str, Any]:
+    """``"inductor.fallback_random=True"`` -> ``("inductor.fallback_random", True)``.
+
+    Values are Python literals when they parse as one (``True``, ``3``, ``"x"``) and plain strings
+    otherwise (``accuracy``).
+    """
+    if "=" not in item:
+        raise ValueError(f"--config expects KEY=VALUE, got {item!r}")
+    key, raw = item.split("=", 1)
+    key = key.strip()
+    check_config_key(key)
+    try:
+        value: Any = ast.literal_eval(raw.strip())
+    except (ValueError, SyntaxError):
+        value = raw.strip()
+    return key, value
+
+
+def split_config(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Group ``{"inductor.a.b": v}`` into ``{"torch._inductor.config": {"a.b": v}}``."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, value in config.items():
+        prefix, rest = key.split(".", 1)
+        out.setdefault(CONFIG_MODULES[prefix], {})[rest] = value
+    return out

@@ -1,0 +1,260 @@
+"""The numerical oracle: is the compiled output wrong, judged as PyTorch maintainers judge it?
+
+One place checks structure, shape, dtype, NaN pattern and values (forward outputs and, when
+asked, gradients), in that order, tinygrad-style. Float values go through
+``torch._dynamo.utils.same(ref, res, fp64_ref)`` at PyTorch's default tolerance: compiled may
+differ from eager by any amount as long as it is not much further from the float64 run than
+eager is. Non-float outputs (casts to int, comparisons, argmax) flip at rounding boundaries, so a
+flip only counts when the float64 run sides with eager against compiled.
+
+Runs inside workers: it compares tensors the program produced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import torch
+
+from torchsmith.verdict import Verdict
+
+Leaf = tuple[str, Any]
+
+
+@dataclasses.dataclass
+class Judgement:
+    verdict: Verdict
+    reason: str = ""
+    evidence: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def flatten(obj: Any, path: str = "out") -> list[Leaf]:
+    """Leaves of a nested output with their paths: ``out[0]``, ``out['k']``, ``out.attr``."""
+    if isinstance(obj, torch.Tensor) or obj is None or isinstance(obj, int | float | bool | str):
+        return [(path, obj)]
+    if isinstance(obj, list | tuple | torch.Size):
+        return [leaf for i, o in enumerate(obj) for leaf in flatten(o, f"{path}[{i}]")]
+    if isinstance(obj, dict):
+        return [leaf for k in sorted(obj, key=str) for leaf in flatten(obj[k], f"{path}[{k!r}]")]
+    if dataclasses.is_dataclass(obj):
+        return [
+            leaf
+            for f in dataclasses.fields(obj)
+            for leaf in flatten(getattr(obj, f.name), f"{path}.{f.name}")
+        ]
+    return [(path, obj)]
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, torch.Tensor):
+        return f"Tensor{list(x.shape)} {str(x.dtype).removeprefix('torch.')}"
+    return type(x).__name__
+
+
+def _as_tensor(x: Any) -> torch.Tensor:
+    return x if isinstance(x, torch.Tensor) else torch.tensor(x)
+
+
+def error_figures(ref: torch.Tensor, res: torch.Tensor, fp64: torch.Tensor | None) -> dict:
+    """Max abs / max rel / RMSE of eager and compiled against fp64 (or of compiled vs eager)."""
+    ref64, res64 = ref.detach().double().cpu(), res.detach().double().cpu()
+    out: dict[str, Any] = {"numel": ref.numel()}
+    base = fp64.detach().double().cpu() if fp64 is not None else None
+
+    def figs(a: torch.Tensor, b: torch.Tensor) -> dict[str, float]:
+        finite = torch.isfinite(a) & torch.isfinite(b)
+        if not finite.any():
+            return {"max_abs": 0.0, "max_rel": 0.0, "rmse": 0.0}
+        d = (a - b).abs()[finite]
+        rel = d / b.abs()[finite].clamp_min(1e-12)
+        return {
+            "max_abs": float(d.max()),
+            "max_rel": float(rel.max()),
+            "rmse": float(d.pow(2).mean().sqrt()),
+        }
+
+    if base is not None:
+        out["compiled_vs_fp64"] = figs(res64, base)
+        out["eager_vs_fp64"] = figs(ref64, base)
+    out["compiled_vs_eager"] = figs(res64, ref64)
+    return out
+
+
+def _nan_judgement(
+    path: str, ref: torch.Tensor, res: torch.Tensor, fp64: torch.Tensor | None
+) -> tuple[Judgement | None, torch.Tensor]:
+    """Compare NaN patterns. Returns a failure, or the positions explained by fp64 to ignore."""
+    nan_ref, nan_res = torch.isnan(ref), torch.isnan(res)
+    differ = nan_ref ^ nan_res
+    if not differ.any():
+        return None, differ
+    if fp64 is None:
+        culprit = differ
+    else:
+        nan64 = torch.isnan(fp64.cpu())
+        # Compiled is wrong where it disagrees with fp64 while eager agrees with fp64.
+        culprit = differ & (nan_res.cpu() != nan64) & (nan_ref.cpu() == nan64)
+    if culprit.any():
+        idx = [int(i) for i in culprit.nonzero()[0]] if culprit.dim() else []
+        return (
+            Judgement(
+                Verdict.NAN_MISMATCH,
+                f"{path}: compiled has NaN at {int(culprit.sum())} position(s) where eager"
+                + (" and fp64 do not" if fp64 is not None else " does not")
+                + " (or the reverse)",
+                {
+                    "output": path,
+                    "positions": int(culprit.sum()),
+                    "first_index": idx,
+                    "compiled_nan": int(nan_res.sum()),
+                    "eager_nan": int(nan_ref.sum()),
+                    "fp64_nan": int(torch.isnan(fp64).sum()) if fp64 is not None else None,
+                },
+            ),
+            differ,
+        )
+    return None, differ
+
+
+def _compare_nonfloat(
+    path: str, ref: torch.Tensor, res: torch.Tensor, fp64: torch.Tensor | None
+) -> Judgement | None:
+    differ = ref.cpu() != res.cpu()
+    if not differ.any():
+        return None
+    n = int(differ.sum())
+    if fp64 is not None and fp64.shape == ref.shape:
+        f = fp64.cpu().to(ref.dtype) if fp64.dtype != ref.dtype else fp64.cpu()
+        # A flip is explained when fp64 agrees with compiled, or eager also disagrees with fp64.
+        explained = (f == res.cpu()) | (f != ref.cpu())
+        unexplained = differ & ~explained
+        if not unexplained.any():
+            return None
+        n = int(unexplained.sum())
+        differ = unexplained
+    first = [int(i) for i in differ.nonzero()[0]] if differ.dim() else []
+    sel = tuple(first) if first else ()
+    return Judgement(
+        Verdict.MISMATCH,
+        f"{path}: {n} of {ref.numel()} {str(ref.dtype).removeprefix('torch.')} values differ"
+        f" (e.g. at {first}: eager {ref.cpu()[sel].item()}, compiled {res.cpu()[sel].item()}"
+        + (f", fp64 {fp64.cpu()[sel].item()}" if fp64 is not None else "")
+        + ") and float64 sides with eager",
+        {"output": path, "differ": n, "numel": ref.numel(), "first_index": first},
+    )
+
+
+def compare_leaf(path: str, ref: Any, res: Any, fp64: Any, tol: float) -> Judgement | None:
+    """Judge one output leaf; None when it passes."""
+    from torch._dynamo.utils import same
+
+    if type(ref) is not type(res) and not (
+        isinstance(ref, int | float) and isinstance(res, int | float)
+    ):
+        return Judgement(
+            Verdict.META_MISMATCH,
+            f"{path}: eager gives {_describe(ref)}, compiled {_describe(res)}",
+            {"output": path, "eager": _describe(ref), "compiled": _describe(res)},
+        )
+    if not isinstance(ref, torch.Tensor | float):
+        if ref == res:
+            return None
+        return Judgement(
+            Verdict.MISMATCH,
+            f"{path}: eager gives {ref!r}, compiled {res!r}",
+            {"output": path, "eager": repr(ref), "compiled": repr(res)},
+        )
+    ref_t, res_t = _as_tensor(ref), _as_tensor(res)
+    f64 = _as_tensor(fp64) if isinstance(fp64, torch.Tensor | float | int) else None
+    if f64 is not None and f64.shape != ref_t.shape:
+        f64 = None
+    if ref_t.shape != res_t.shape or ref_t.dtype != res_t.dtype:
+        return Judgement(
+            Verdict.META_MISMATCH,
+            f"{path}: eager gives {_describe(ref_t)}, compiled {_describe(res_t)}",
+            {"output": path, "eager": _describe(ref_t), "compiled": _describe(res_t)},
+        )
+    if not (ref_t.is_floating_point() or ref_t.is_complex()):
+        return _compare_nonfloat(path, ref_t, res_t, f64)
+    nan_fail, nan_differ = _nan_judgement(path, ref_t, res_t, f64)
+    if nan_fail is not None:
+        return nan_fail
+    if nan_differ.any():  # explained NaN differences: judge the remaining positions only
+        keep = ~nan_differ
+        ref_t, res_t = ref_t[keep], res_t[keep]
+        f64 = f64[keep.to(f64.device)] if f64 is not None else None
+    if f64 is not None and f64.dtype != torch.float64:
+        f64 = None  # an output the fp64 run did not compute in float64 is no reference
+    messages: list[str] = []
+
+    def log_error(msg: str, *args: Any) -> None:
+        messages.append(msg % args if args else msg)
+
+    ok = same(ref_t, res_t, f64, tol=tol, equal_nan=True, log_error=log_error)
+    if ok:
+        return None
+    figs = error_figures(ref_t, res_t, f64)
+    if f64 is not None:
+        c, e = figs["compiled_vs_fp64"], figs["eager_vs_fp64"]
+        reason = (
+            f"{path}: compiled is off fp64 by max abs {c['max_abs']:.3g} (RMSE {c['rmse']:.3g}),"
+            f" eager by {e['max_abs']:.3g} (RMSE {e['rmse']:.3g})"
+        )
+    else:
+        c = figs["compiled_vs_eager"]
+        reason = f"{path}: compiled differs from eager by max abs {c['max_abs']:.3g} (no fp64 run)"
+    return Judgement(
+        Verdict.MISMATCH,
+        reason,
+        {"output": path, "figures": figs, "same_log": messages[-3:], "tol": tol},
+    )
+
+
+def compare(ref: Any, res: Any, fp64: Any | None, tol: float, prefix: str = "out") -> Judgement:
+    """Judge compiled outputs ``res`` against eager ``ref`` with the float64 run ``fp64``."""
+    ref_leaves, res_leaves = flatten(ref, prefix), flatten(res, prefix)
+    fp64_leaves = flatten(fp64, prefix) if fp64 is not None else None
+    if [p for p, _ in ref_leaves] != [p for p, _ in res_leaves]:
+        return Judgement(
+            Verdict.META_MISMATCH,
+            f"output structure differs: eager has {len(ref_leaves)} leaves, compiled"
+            f" {len(res_leaves)}",
+            {"eager": [p for p, _ in ref_leaves], "compiled": [p for p, _ in res_leaves]},
+        )
+    if fp64_leaves is not None and [p for p, _ in fp64_leaves] != [p for p, _ in ref_leaves]:
+        fp64_leaves = None
+    failures: list[Judgement] = []
+    for i, ((path, a), (_, b)) in enumerate(zip(ref_leaves, res_leaves)):
+        f = fp64_leaves[i][1] if fp64_leaves is not None else None
+        j = compare_leaf(path, a, b, f, tol)
+        if j is not None:
+            failures.append(j)
+    if not failures:
+        return Judgement(Verdict.PASS)
+    order = [Verdict.META_MISMATCH, Verdict.NAN_MISMATCH, Verdict.MISMATCH]
+    failures.sort(key=lambda j: order.index(j.verdict))
+    first = failures[0]
+    first.evidence["failing_outputs"] = [j.evidence.get("output") for j in failures]
+    return first
+
+
+def identical(a: Any, b: Any) -> bool:
+    """Bitwise equality of two runs (NaN equal to NaN): the nondeterminism test."""
+    la, lb = flatten(a), flatten(b)
+    if [p for p, _ in la] != [p for p, _ in lb]:
+        return False
+    for (_, x), (_, y) in zip(la, lb):
+        if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
+            if x.shape != y.shape or x.dtype != y.dtype:
+                return False
+            if not torch.equal(x, y):
+                if not (x.is_floating_point() and torch.allclose(x, y, 0, 0, equal_nan=True)):
+                    return False
+        elif isinstance(x, float) and isinstance(y, float):
+            if not (x == y or (math.isnan(x) and math.isnan(y))):
+                return False
+        elif type(x) is not type(y) or (not isinstance(x, torch.Tensor) and x != y):
+            return False
+    return True

@@ -1,0 +1,203 @@
+"""The canonical test-program format and the loader that reads it.
+
+A canonical program is Python source that defines
+
+* ``class Model(nn.Module)`` (another class name may be named in ``Program.model``),
+* ``get_inputs()`` returning the list of forward arguments, or a module-level ``inputs = [...]``,
+* optionally ``get_init_inputs()`` returning the constructor's positional arguments (a list) or
+  keyword arguments (a dict). This is the KernelBench convention.
+
+Anything else (a repro script pasted from a PyTorch issue) goes through
+:mod:`torchsmith.program.foreign`, which rewrites it into this format from its AST alone.
+Nothing in this module executes program code: that happens only in the worker processes.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+#: Module-level calls a canonical file may make besides definitions (seeding and config only).
+_ALLOWED_TOPLEVEL_CALLS = {
+    "torch.manual_seed",
+    "random.seed",
+    "np.random.seed",
+    "numpy.random.seed",
+    "torch.set_grad_enabled",
+    "torch.set_default_dtype",
+}
+
+
+class ProgramFormatError(ValueError):
+    """The file cannot be read as a test program; the message says exactly what is missing."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Program:
+    """A test program: canonical source plus the name of its model class.
+
+    ``origin`` says where it came from: ``canonical`` (a user file in the format),
+    ``foreign`` (imported from a repro script), ``generated`` or ``mutated``.
+    """
+
+    source: str
+    model: str = "Model"
+    name: str = "program"
+    origin: str = "canonical"
+    path: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def digest(self) -> str:
+        """A short content hash: the same source and model class give the same digest."""
+        h = hashlib.sha256(f"{self.model}\0{self.source}".encode())
+        return h.hexdigest()[:16]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Program:
+        d = dict(d)
+        d["notes"] = tuple(d.get("notes", ()))
+        return cls(**d)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+
+def dotted_name(node: ast.AST) -> str:
+    """``torch.nn.functional.relu`` for the matching Attribute/Name chain, else ``""``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    return {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+
+
+def nn_module_classes(tree: ast.Module) -> list[str]:
+    """Top-level classes that derive from ``nn.Module``, directly or through another local class."""
+    classes = module_classes(tree)
+    found: list[str] = []
+
+    def is_module(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        cls = classes.get(name)
+        if cls is None or name in seen:
+            return False
+        for base in cls.bases:
+            b = dotted_name(base)
+            if b.split(".")[-1] in {"Module", "Sequential", "ModuleList"} and (
+                b.startswith(("nn.", "torch.nn.")) or b in {"Module", "Sequential"}
+            ):
+                return True
+            if is_module(b, seen | {name}):
+                return True
+        return False
+
+    for name in classes:
+        if is_module(name):
+            found.append(name)
+    return found
+
+
+def _defines(tree: ast.Module, name: str) -> bool:
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return True
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and t.id == name:
+                    return True
+    return False
+
+
+def _is_passive(node: ast.stmt) -> bool:
+    """Definitions, imports, assignments and seeding calls: what a canonical file may hold."""
+    if isinstance(
+        node,
+        ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef | ast.Assign | ast.AnnAssign,
+    ):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            return not any(
+                isinstance(c, ast.Call) and "compile" in dotted_name(c.func)
+                for c in ast.walk(node.value)
+            )
+        return True
+    if isinstance(node, ast.Expr):
+        if isinstance(node.value, ast.Constant):  # docstring
+            return True
+        if isinstance(node.value, ast.Call):
+            return dotted_name(node.value.func) in _ALLOWED_TOPLEVEL_CALLS
+    return False
+
+
+def is_canonical(tree: ast.Module) -> bool:
+    """True when the module is in the canonical format and can be executed as it stands."""
+    if _defines(tree, "get_inputs"):
+        return True
+    return _defines(tree, "inputs") and all(_is_passive(n) for n in tree.body)
+
+
+def parse_source(source: str, filename: str = "<program>") -> ast.Module:
+    try:
+        return ast.parse(source, filename=filename)
+    except SyntaxError as e:
+        raise ProgramFormatError(
+            f"{filename}:{e.lineno}: syntax error: {e.msg}"
+            + (f"\n    {e.text.rstrip()}" if e.text else "")
+        ) from None
+
+
+def program_from_source(
+    source: str, name: str = "program", path: str | None = None, device: str = "cpu"
+) -> Program:
+    """Read source text as a program: canonical as it stands, otherwise imported as a repro script."""
+    tree = parse_source(source, path or name)
+    if is_canonical(tree):
+        modules = nn_module_classes(tree)
+        if "Model" in module_classes(tree):
+            model = "Model"
+        elif len(modules) == 1:
+            model = modules[0]
+        elif not modules:
+            raise ProgramFormatError(
+                f"{path or name}: no nn.Module subclass found (expected `class Model(nn.Module)`)"
+            )
+        else:
+            raise ProgramFormatError(
+                f"{path or name}: several nn.Module classes ({', '.join(modules)}) and none is"
+                " named `Model`; name the one to test `Model`"
+            )
+        return Program(source=source, model=model, name=name, origin="canonical", path=path)
+    from torchsmith.program.foreign import import_script
+
+    return import_script(source, name=name, path=path, device=device)
+
+
+def load_program(path: str | Path, device: str = "cpu") -> Program:
+    """Load a program file (canonical or a foreign repro script) without executing it."""
+    p = Path(path)
+    if not p.exists():
+        raise ProgramFormatError(f"{p}: no such file")
+    if p.is_dir():
+        prog = p / "program.py"
+        if prog.exists():
+            p = prog
+        else:
+            raise ProgramFormatError(f"{p}: is a directory without program.py")
+    try:
+        source = p.read_text()
+    except UnicodeDecodeError:
+        raise ProgramFormatError(f"{p}: not a UTF-8 text file") from None
+    return program_from_source(source, name=p.stem, path=str(p), device=device)

@@ -1,0 +1,137 @@
+"""Render a program back out as a standalone script that runs by itself.
+
+The script has the shape of a fuzzer report that PyTorch maintainers accept: the model and its
+inputs, ``fallback_random = True``, re-seeding before every run, eager, compiled and float64
+results printed, ``torch._dynamo.utils.same(eager, compiled, fp64)`` at the default tolerance, the
+error figures, and one closing ``VERDICT:`` line. It exits 1 when it shows the failure, so reducers
+and CI can run it as an interestingness test. Reports and reduction reuse it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from torchsmith.options import CONFIG_MODULES, CheckOptions
+from torchsmith.program.format import Program
+
+_RUNNER = """
+# ---- torchsmith harness: eager vs compiled vs float64 ----------------------------------------
+SEED = {seed}
+DEVICE = {device!r}
+DTYPE = {dtype}
+COMPILE_KWARGS = {compile_kwargs!r}
+
+
+def _cast(x, dtype):
+    if isinstance(x, torch.Tensor):
+        x = x.detach().clone()
+        if dtype is not None and x.is_floating_point():
+            x = x.to(dtype)
+        return x.to(DEVICE)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_cast(v, dtype) for v in x)
+    return x
+
+
+def run_test(backend, dtype=DTYPE):
+    torch.manual_seed(SEED)
+    init = get_init_inputs() if "get_init_inputs" in globals() else []
+    model = {model}(**init) if isinstance(init, dict) else {model}(*init)
+    model = model.eval()
+    if dtype is not None:
+        model = model.to(dtype)
+    model = model.to(DEVICE)
+    torch.manual_seed(SEED)
+    inputs = get_inputs() if "get_inputs" in globals() else inputs_
+    inputs = [_cast(x, dtype) for x in inputs]
+    if backend is not None:
+        torch._dynamo.reset()
+        model = torch.compile(model, **COMPILE_KWARGS)
+    torch.manual_seed(SEED)
+    with torch.no_grad():
+        return model(*inputs)
+
+
+def _max_abs(a, b):
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape:
+        if a.is_floating_point() or b.is_floating_point():
+            return (a.double() - b.double()).abs().nan_to_num(posinf=0, neginf=0).max().item()
+        return (a != b).sum().item()
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        vals = [_max_abs(x, y) for x, y in zip(a, b)]
+        return max(vals) if vals else 0.0
+    return 0.0 if a == b else float("inf")
+
+
+if __name__ == "__main__":
+    eager = run_test(None)
+    print("eager:", eager)
+    try:
+        compiled = run_test(COMPILE_KWARGS["backend"])
+    except Exception:
+        traceback.print_exc()
+        print("VERDICT: crash (compiled raised; eager ran)")
+        sys.exit(1)
+    print("compiled:", compiled)
+    fp64 = run_test(None, torch.float64)
+    print("fp64:", fp64)
+    ok = torch._dynamo.utils.same(eager, compiled, fp64, equal_nan=True)
+    print("same(eager, compiled, fp64_ref):", ok)
+    print("max abs  compiled - fp64:", _max_abs(compiled, fp64))
+    print("max abs  eager    - fp64:", _max_abs(eager, fp64))
+    print("max abs  compiled - eager:", _max_abs(compiled, eager))
+    print("VERDICT:", "pass" if ok else "mismatch (compiled is further from fp64 than eager allows)")
+    sys.exit(0 if ok else 1)
+"""
+
+
+def _split_future(source: str) -> tuple[list[str], str]:
+    """Lift ``from __future__`` imports out of the program so they can lead the script."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    future: list[str] = []
+    drop: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            future.append(ast.unparse(node))
+            drop.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
+    body = "".join(line for i, line in enumerate(lines) if i not in drop)
+    return future, body
+
+
+def config_lines(options: CheckOptions) -> list[str]:
+    lines = ["torch._inductor.config.fallback_random = True"]
+    for key, value in sorted(options.config.items()):
+        prefix, rest = key.split(".", 1)
+        lines.append(f"{CONFIG_MODULES[prefix]}.{rest} = {value!r}")
+    return lines
+
+
+def render_script(program: Program, options: CheckOptions | None = None, header: str = "") -> str:
+    """A standalone repro script for ``program`` under ``options``; exits 1 when it fails."""
+    options = options or CheckOptions()
+    future, body = _split_future(program.source)
+    has_inputs_global = "get_inputs" not in body
+    parts = [*future]
+    head = header.strip() or f"torchsmith repro for {program.name}"
+    parts.append("\n".join("# " + line if line else "#" for line in head.splitlines()))
+    parts.append("# Run: python this_file.py   (exit 0: pass, 1: the failure shows)")
+    parts.append(
+        "import sys\nimport traceback\n\nimport torch\nimport torch._dynamo.utils\nimport torch._inductor.config"
+    )
+    parts.append("\n".join(config_lines(options)))
+    parts.append(f"torch.manual_seed({options.seed})")
+    parts.append("# ---- the program " + "-" * 78 + "\n" + body.strip("\n"))
+    if has_inputs_global:
+        parts.append("inputs_ = inputs")
+    kwargs = options.compile_kwargs()
+    parts.append(
+        _RUNNER.format(
+            seed=options.seed,
+            device=options.device,
+            dtype=f"torch.{options.dtype}" if options.dtype else "None",
+            compile_kwargs=kwargs,
+            model=program.model,
+        ).strip("\n")
+    )
+    return "\n\n".join(parts) + "\n"

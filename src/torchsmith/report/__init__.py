@@ -1,0 +1,1 @@
+"""Human-facing output: the terminal view of verdicts and (later) Markdown reports."""

@@ -1,0 +1,175 @@
+"""Verdicts as data: the symptom and stage enums and the result object every command exchanges.
+
+The JSON form of :class:`CheckResult` is the versioned schema documented in
+``notes/verdict-schema.md``; bump :data:`SCHEMA_VERSION` on any incompatible change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+class Verdict(str, enum.Enum):
+    """What one check concluded about one program."""
+
+    PASS = "pass"
+    INVALID = "invalid"  # eager raises: the program is wrong, not the compiler
+    NONDETERMINISTIC = "nondeterministic"  # two seeded eager runs differ
+    UNSTABLE = "unstable"  # compiled differs, but eager moves as far under rounding noise
+    CRASH = "crash"  # compiled raises, eager does not
+    MISMATCH = "mismatch"  # compiled values wrong against fp64, judged by same()
+    NAN_MISMATCH = "nan-mismatch"  # NaN/inf where fp64 and eager have finite values (or back)
+    META_MISMATCH = "meta-mismatch"  # output structure, shape or dtype differs
+    TIMEOUT = "timeout"  # a run went past the wall-clock limit
+    DIED = "died"  # the worker process died: signal, exit code or memory cap
+
+    @property
+    def is_failure_kind(self) -> bool:
+        """Verdicts that are compiler bugs when they happen in the compiled phase."""
+        return self in _BUG_KINDS
+
+
+_BUG_KINDS = {
+    Verdict.CRASH,
+    Verdict.MISMATCH,
+    Verdict.NAN_MISMATCH,
+    Verdict.META_MISMATCH,
+    Verdict.TIMEOUT,
+    Verdict.DIED,
+}
+
+
+class Symptom(str, enum.Enum):
+    """How a finding shows itself (the NNSmith-style symptom axis)."""
+
+    EXCEPTION = "exception"
+    SEGFAULT = "segfault"  # died by a signal
+    EXIT = "exit"  # died with an exit code (os._exit, abort through exit)
+    OOM = "oom"  # killed at the memory cap
+    HANG = "hang"
+    WRONG_VALUE = "wrong-value"
+    WRONG_NAN = "wrong-nan"
+    WRONG_META = "wrong-meta"
+
+
+class Stage(str, enum.Enum):
+    """Where in torch.compile the failure lives: the first backend rung that shows it."""
+
+    DYNAMO = "dynamo"  # backend="eager" already fails
+    AOTAUTOGRAD = "aotautograd"  # "aot_eager"
+    DECOMP = "decomp"  # "aot_eager_decomp_partition": decompositions and partitioner
+    INDUCTOR = "inductor"
+    BACKEND = "backend"  # a user backend beyond the standard ladder
+    UNKNOWN = "unknown"  # no rung reproduced the failure (flaky) or not localized
+
+
+class Phase(str, enum.Enum):
+    """Which run of the program the worker was in when something happened."""
+
+    LOAD = "load"
+    EAGER = "eager"
+    EAGER_REPEAT = "eager-repeat"
+    FP64 = "fp64"
+    COMPILED = "compiled"
+    COMPARE = "compare"
+    BISECT = "bisect"
+
+
+#: Phases in which a failure belongs to the compiler. A failure while loading, in eager or in the
+#: float64 run belongs to the program or to eager PyTorch, never to torch.compile.
+COMPILER_PHASES = {Phase.COMPILED, Phase.COMPARE}
+
+
+@dataclasses.dataclass
+class CheckResult:
+    """The verdict on one program, with its evidence.
+
+    ``evidence`` holds verdict-specific data (see ``notes/verdict-schema.md``): for ``invalid`` the
+    op, its argument shapes and the broken constraint; for ``crash`` the exception type, message
+    and traceback tail; for ``mismatch`` the error figures of compiled and eager against fp64; for
+    ``died`` the signal or exit code. ``stage`` and ``ladder`` are filled by localization.
+    """
+
+    verdict: Verdict
+    phase: Phase | None = None
+    reason: str = ""  # one line, for humans and for stderr
+    evidence: dict[str, Any] = dataclasses.field(default_factory=dict)
+    stage: Stage | None = None
+    ladder: dict[str, str] = dataclasses.field(default_factory=dict)  # backend -> verdict value
+    bisect: dict[str, Any] | None = None
+    program: str = ""  # program name
+    digest: str = ""  # program content digest
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    timings: dict[str, float] = dataclasses.field(default_factory=dict)
+    log_tail: str = ""  # what the worker printed around the failure
+
+    @property
+    def is_bug(self) -> bool:
+        """True when this result is a compiler bug: a failure verdict in a compiler phase."""
+        return self.verdict.is_failure_kind and self.phase in COMPILER_PHASES
+
+    @property
+    def symptom(self) -> Symptom | None:
+        v = self.verdict
+        if v is Verdict.CRASH:
+            return Symptom.EXCEPTION
+        if v is Verdict.MISMATCH:
+            return Symptom.WRONG_VALUE
+        if v is Verdict.NAN_MISMATCH:
+            return Symptom.WRONG_NAN
+        if v is Verdict.META_MISMATCH:
+            return Symptom.WRONG_META
+        if v is Verdict.TIMEOUT:
+            return Symptom.HANG
+        if v is Verdict.DIED:
+            if self.evidence.get("memory_exceeded"):
+                return Symptom.OOM
+            return Symptom.SEGFAULT if self.evidence.get("signal") else Symptom.EXIT
+        return None
+
+    @property
+    def exit_code(self) -> int:
+        """CLI exit status: 0 pass, 1 compiler bug, 2 the program cannot be judged."""
+        if self.is_bug:
+            return 1
+        return 0 if self.verdict is Verdict.PASS else 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA_VERSION,
+            "program": self.program,
+            "digest": self.digest,
+            "verdict": self.verdict.value,
+            "is_bug": self.is_bug,
+            "symptom": self.symptom.value if self.symptom else None,
+            "phase": self.phase.value if self.phase else None,
+            "stage": self.stage.value if self.stage else None,
+            "reason": self.reason,
+            "evidence": self.evidence,
+            "ladder": self.ladder,
+            "bisect": self.bisect,
+            "options": self.options,
+            "timings": self.timings,
+            "log_tail": self.log_tail,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CheckResult:
+        return cls(
+            verdict=Verdict(d["verdict"]),
+            phase=Phase(d["phase"]) if d.get("phase") else None,
+            reason=d.get("reason", ""),
+            evidence=d.get("evidence") or {},
+            stage=Stage(d["stage"]) if d.get("stage") else None,
+            ladder=d.get("ladder") or {},
+            bisect=d.get("bisect"),
+            program=d.get("program", ""),
+            digest=d.get("digest", ""),
+            options=d.get("options") or {},
+            timings=d.get("timings") or {},
+            log_tail=d.get("log_tail", ""),
+        )

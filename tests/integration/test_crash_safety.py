@@ -1,0 +1,57 @@
+"""Programs that kill, hang or exhaust their worker get verdicts; the run goes on."""
+
+from torchsmith import CheckOptions, Phase, Stage, Verdict, check_program
+from torchsmith.check import check_files
+from torchsmith.program.format import program_from_source
+
+from .conftest import DATA, EXAMPLES
+
+
+def test_segfault_hang_and_runaway_allocation_each_get_a_verdict_and_the_run_goes_on():
+    crashy = DATA / "crashy"
+    paths = [
+        crashy / "segfault.py",
+        crashy / "hang.py",
+        crashy / "runaway_alloc.py",
+        crashy / "os_exit.py",
+        crashy / "abort.py",
+        EXAMPLES / "linear_relu.py",
+    ]
+    opts = CheckOptions(timeout=20, memory_mb=2048)
+    got = {p.stem: r for p, r, err in check_files(paths, opts)}
+    assert got["segfault"].verdict is Verdict.DIED
+    assert got["segfault"].evidence["signal"] == "SIGSEGV"
+    assert got["hang"].verdict is Verdict.TIMEOUT
+    assert got["hang"].timings["wall"] < 20 + 5
+    assert got["runaway_alloc"].verdict is Verdict.DIED
+    assert got["runaway_alloc"].evidence["memory_exceeded"]
+    assert got["os_exit"].evidence["returncode"] == 3
+    assert got["abort"].evidence["signal"] == "SIGABRT"
+    for name in ("segfault", "hang", "runaway_alloc", "os_exit", "abort"):
+        assert got[name].phase is Phase.EAGER and not got[name].is_bug  # eager's fault
+    assert got["linear_relu"].verdict is Verdict.PASS
+
+
+BACKEND_SEGV = """
+import ctypes
+import torch
+
+@torch._dynamo.register_backend
+def ts_test_segv(gm, example_inputs):
+    ctypes.string_at(0)
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return torch.sin(x) + 1
+def get_inputs():
+    return [torch.randn(4)]
+"""
+
+
+def test_death_in_the_compiled_phase_is_a_compiler_bug_of_that_backend(worker):
+    prog = program_from_source(BACKEND_SEGV, name="backend_segv")
+    r = check_program(prog, CheckOptions(backend="ts_test_segv", timeout=60), worker)
+    assert r.verdict is Verdict.DIED and r.phase is Phase.COMPILED and r.is_bug
+    assert r.evidence["signal"] == "SIGSEGV"
+    assert r.stage is Stage.BACKEND
+    assert r.ladder["eager"] == "pass" and r.ladder["ts_test_segv"] == "died"

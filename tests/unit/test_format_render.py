@@ -1,0 +1,62 @@
+import ast
+
+import pytest
+
+from torchsmith.options import CheckOptions
+from torchsmith.program.format import ProgramFormatError, load_program, program_from_source
+from torchsmith.program.render import render_script
+
+CANONICAL = """
+import torch
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return x.relu()
+def get_inputs():
+    return [torch.randn(2)]
+"""
+
+
+def test_canonical_program_is_taken_as_is():
+    p = program_from_source(CANONICAL, name="c")
+    assert p.origin == "canonical" and p.model == "Model" and p.source == CANONICAL
+
+
+def test_module_level_inputs_and_single_other_class_name():
+    src = "import torch\nclass Net(torch.nn.Module):\n    pass\ninputs = [torch.ones(1)]\n"
+    p = program_from_source(src)
+    assert p.model == "Net" and p.origin == "canonical"
+
+
+def test_errors_say_what_is_missing(tmp_path):
+    with pytest.raises(ProgramFormatError, match="no such file"):
+        load_program(tmp_path / "missing.py")
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(:\n")
+    with pytest.raises(ProgramFormatError, match=r"bad.py:1: syntax error"):
+        load_program(bad)
+    two = (
+        "import torch\nclass A(torch.nn.Module): pass\nclass B(torch.nn.Module): pass\ninputs=[]\n"
+    )
+    with pytest.raises(ProgramFormatError, match="several nn.Module classes"):
+        program_from_source(two)
+    with pytest.raises(ProgramFormatError, match="directory without program.py"):
+        load_program(tmp_path)
+
+
+def test_digest_depends_on_source_and_model():
+    a = program_from_source(CANONICAL)
+    assert a.digest == program_from_source(CANONICAL).digest
+    assert a.digest != program_from_source(CANONICAL + "\n# x\n").digest
+
+
+def test_render_is_valid_python_with_config_and_future_import_first():
+    src = "from __future__ import annotations\n" + CANONICAL
+    opts = CheckOptions(config={"inductor.cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}, seed=3)
+    text = render_script(program_from_source(src), opts)
+    tree = ast.parse(text)
+    first = tree.body[0]
+    assert isinstance(first, ast.ImportFrom) and first.module == "__future__"
+    assert text.count("from __future__") == 1
+    assert "torch._inductor.config.fallback_random = True" in text
+    assert "torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = 'accuracy'" in text
+    assert "SEED = 3" in text and "same(eager, compiled, fp64" in text

@@ -1,0 +1,138 @@
+import pytest
+
+from torchsmith.localize import ladder_for, localize
+from torchsmith.options import CheckOptions, parse_config_item, split_config
+from torchsmith.verdict import SCHEMA_VERSION, CheckResult, Phase, Stage, Symptom, Verdict
+
+
+def test_parse_config_items():
+    assert parse_config_item("inductor.cpp.inject_relu_bug_TESTING_ONLY=accuracy") == (
+        "inductor.cpp.inject_relu_bug_TESTING_ONLY",
+        "accuracy",
+    )
+    assert parse_config_item("dynamo.recompile_limit=4") == ("dynamo.recompile_limit", 4)
+    assert parse_config_item("inductor.fallback_random=False")[1] is False
+    for bad in ("inductor", "nope.x=1", "inductor.x"):
+        with pytest.raises(ValueError):
+            parse_config_item(bad)
+
+
+def test_split_config_groups_by_module():
+    groups = split_config({"inductor.a.b": 1, "dynamo.c": 2, "functorch.d": 3})
+    assert groups == {
+        "torch._inductor.config": {"a.b": 1},
+        "torch._dynamo.config": {"c": 2},
+        "torch._functorch.config": {"d": 3},
+    }
+
+
+def test_options_validate_and_round_trip():
+    with pytest.raises(ValueError):
+        CheckOptions(dtype="float8")
+    with pytest.raises(ValueError):
+        CheckOptions(device="tpu")
+    o = CheckOptions(backend="aot_eager", dynamic=True, mode="max-autotune")
+    assert CheckOptions.from_dict(o.to_dict()) == o
+    assert o.compile_kwargs() == {"backend": "aot_eager", "fullgraph": False, "dynamic": True}
+    assert CheckOptions(mode="max-autotune").compile_kwargs()["mode"] == "max-autotune"
+
+
+def _result(verdict: Verdict, phase: Phase | None) -> CheckResult:
+    return CheckResult(verdict=verdict, phase=phase, reason="r")
+
+
+def test_bug_only_in_compiler_phases():
+    assert _result(Verdict.CRASH, Phase.COMPILED).is_bug
+    assert _result(Verdict.MISMATCH, Phase.COMPARE).is_bug
+    assert _result(Verdict.DIED, Phase.COMPILED).is_bug
+    assert not _result(Verdict.DIED, Phase.EAGER).is_bug
+    assert not _result(Verdict.TIMEOUT, Phase.FP64).is_bug
+    assert not _result(Verdict.INVALID, Phase.EAGER).is_bug
+    assert [
+        _result(v, p).exit_code
+        for v, p in [
+            (Verdict.PASS, None),
+            (Verdict.CRASH, Phase.COMPILED),
+            (Verdict.INVALID, Phase.EAGER),
+            (Verdict.NONDETERMINISTIC, Phase.EAGER_REPEAT),
+            (Verdict.DIED, Phase.EAGER),
+        ]
+    ] == [0, 1, 2, 2, 2]
+
+
+def test_symptoms():
+    died = CheckResult(Verdict.DIED, Phase.COMPILED, evidence={"signal": "SIGSEGV"})
+    assert died.symptom is Symptom.SEGFAULT
+    assert (
+        CheckResult(Verdict.DIED, Phase.COMPILED, evidence={"memory_exceeded": True}).symptom
+        is Symptom.OOM
+    )
+    assert (
+        CheckResult(Verdict.DIED, Phase.COMPILED, evidence={"returncode": 3}).symptom
+        is Symptom.EXIT
+    )
+    assert _result(Verdict.TIMEOUT, Phase.COMPILED).symptom is Symptom.HANG
+
+
+def test_result_json_round_trip():
+    r = CheckResult(
+        Verdict.MISMATCH,
+        Phase.COMPARE,
+        "why",
+        {"figures": {}},
+        Stage.INDUCTOR,
+        {"eager": "pass", "inductor": "mismatch"},
+        program="p",
+        digest="d",
+    )
+    d = r.to_dict()
+    assert d["schema"] == SCHEMA_VERSION and d["is_bug"] and d["symptom"] == "wrong-value"
+    back = CheckResult.from_dict(d)
+    assert back.to_dict() == d
+
+
+def test_ladder_shapes():
+    assert ladder_for("inductor") == (
+        "eager",
+        "aot_eager",
+        "aot_eager_decomp_partition",
+        "inductor",
+    )
+    assert ladder_for("aot_eager") == ("eager", "aot_eager")
+    assert ladder_for("mybackend")[-1] == "mybackend"
+
+
+def test_localize_stops_at_first_rung_failing_the_same_way():
+    original = _result(Verdict.CRASH, Phase.COMPILED)
+    seen = []
+
+    def run_rung(backend):
+        seen.append(backend)
+        if backend == "aot_eager":
+            return _result(Verdict.CRASH, Phase.COMPILED)
+        return _result(Verdict.PASS, None)
+
+    stage, table = localize(original, "inductor", run_rung)
+    assert stage is Stage.AOTAUTOGRAD
+    assert seen == ["eager", "aot_eager"]
+    assert table == {
+        "eager": "pass",
+        "aot_eager": "crash",
+        "aot_eager_decomp_partition": "not run",
+        "inductor": "crash",
+    }
+
+
+def test_localize_different_failure_does_not_count():
+    original = _result(Verdict.MISMATCH, Phase.COMPARE)
+
+    def run_rung(backend):
+        return (
+            _result(Verdict.CRASH, Phase.COMPILED)
+            if backend == "eager"
+            else _result(Verdict.PASS, None)
+        )
+
+    stage, table = localize(original, "inductor", run_rung)
+    assert stage is Stage.INDUCTOR and table["eager"] == "crash"
+    assert localize(original, "custom", lambda b: _result(Verdict.PASS, None))[0] is Stage.BACKEND

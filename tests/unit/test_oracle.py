@@ -1,0 +1,144 @@
+"""The numerical oracle on hand-made outputs: no compiler involved, so every rule is exact."""
+
+import math
+
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torchsmith.oracle import compare, flatten, identical
+from torchsmith.verdict import Verdict
+
+
+def fp64_of(x: torch.Tensor) -> torch.Tensor:
+    return x.double()
+
+
+def test_identical_outputs_pass():
+    x = torch.randn(5, 7)
+    assert compare(x, x.clone(), fp64_of(x), 1e-4).verdict is Verdict.PASS
+
+
+def test_wrong_values_are_mismatch_with_figures():
+    x = torch.randn(50, 50)
+    res = x.clone()
+    res[3, 4] += 1.0
+    j = compare(x, res, fp64_of(x), 1e-4)
+    assert j.verdict is Verdict.MISMATCH
+    figs = j.evidence["figures"]
+    assert math.isclose(figs["compiled_vs_fp64"]["max_abs"], 1.0, rel_tol=1e-5)
+    assert figs["eager_vs_fp64"]["max_abs"] == 0.0
+    assert j.evidence["output"] == "out"
+
+
+def test_compiled_closer_to_fp64_than_eager_passes():
+    truth = torch.randn(2000, dtype=torch.float64)
+    eager = (truth + 1e-3 * torch.randn(2000, dtype=torch.float64)).float()
+    compiled = (truth + 1e-6 * torch.randn(2000, dtype=torch.float64)).float()
+    assert compare(eager, compiled, truth, 1e-4).verdict is Verdict.PASS
+
+
+def test_compiled_much_further_from_fp64_than_eager_fails():
+    truth = torch.randn(2000, dtype=torch.float64)
+    eager = (truth + 1e-6 * torch.randn(2000, dtype=torch.float64)).float()
+    compiled = (truth + 1e-2 * torch.randn(2000, dtype=torch.float64)).float()
+    assert compare(eager, compiled, truth, 1e-4).verdict is Verdict.MISMATCH
+
+
+@settings(max_examples=50, deadline=None, derandomize=True)
+@given(
+    n=st.integers(1, 3000),
+    seed=st.integers(0, 2**16),
+    noise=st.floats(1e-9, 1e-6),
+)
+def test_rounding_sized_differences_never_fail(n, seed, noise):
+    """Compiled within float32 rounding noise of fp64 always passes, whatever eager does."""
+    g = torch.Generator().manual_seed(seed)
+    truth = torch.randn(n, generator=g, dtype=torch.float64)
+    eager = truth.float()
+    compiled = (truth * (1 + noise * torch.randn(n, generator=g, dtype=torch.float64))).float()
+    assert compare(eager, compiled, truth, 1e-4).verdict is Verdict.PASS
+
+
+def test_shape_and_dtype_differences_are_meta_mismatch():
+    x = torch.randn(3, 4)
+    assert compare(x, x.reshape(4, 3), fp64_of(x), 1e-4).verdict is Verdict.META_MISMATCH
+    assert compare(x, x.double(), fp64_of(x), 1e-4).verdict is Verdict.META_MISMATCH
+    j = compare([x, x], [x], None, 1e-4)
+    assert j.verdict is Verdict.META_MISMATCH and "structure" in j.reason
+
+
+def test_nan_where_eager_and_fp64_are_finite_is_nan_mismatch():
+    x = torch.randn(10)
+    res = x.clone()
+    res[2] = float("nan")
+    j = compare(x, res, fp64_of(x), 1e-4)
+    assert j.verdict is Verdict.NAN_MISMATCH
+    assert j.evidence["positions"] == 1 and j.evidence["first_index"] == [2]
+
+
+def test_nan_in_eager_only_that_fp64_does_not_have_is_not_a_bug():
+    x = torch.randn(10)
+    eager = x.clone()
+    eager[5] = float("nan")  # eager overflowed, compiled and fp64 agree
+    assert compare(eager, x, fp64_of(x), 1e-4).verdict is Verdict.PASS
+
+
+def test_matching_nans_pass():
+    x = torch.tensor([1.0, float("nan"), 3.0])
+    assert compare(x, x.clone(), fp64_of(x), 1e-4).verdict is Verdict.PASS
+
+
+def test_integer_flip_explained_by_fp64_is_not_a_bug():
+    eager = torch.tensor([12, 5, 7], dtype=torch.int32)
+    compiled = torch.tensor([13, 5, 7], dtype=torch.int32)
+    # fp64 sides with compiled: eager hit the rounding boundary
+    assert compare(eager, compiled, compiled.clone(), 1e-4).verdict is Verdict.PASS
+    # fp64 disagrees with both: a boundary case, not judged a bug either
+    other = torch.tensor([14, 5, 7], dtype=torch.int32)
+    assert compare(eager, compiled, other, 1e-4).verdict is Verdict.PASS
+
+
+def test_integer_flip_where_fp64_sides_with_eager_is_mismatch():
+    eager = torch.tensor([12, 5, 7], dtype=torch.int32)
+    compiled = torch.tensor([13, 5, 9], dtype=torch.int32)
+    j = compare(eager, compiled, eager.clone(), 1e-4)
+    assert j.verdict is Verdict.MISMATCH
+    assert j.evidence["differ"] == 2 and j.evidence["first_index"] == [0]
+
+
+def test_bool_outputs_follow_the_same_rule():
+    eager = torch.tensor([True, False])
+    compiled = torch.tensor([True, True])
+    assert compare(eager, compiled, eager.clone(), 1e-4).verdict is Verdict.MISMATCH
+    assert compare(eager, compiled, compiled.clone(), 1e-4).verdict is Verdict.PASS
+
+
+def test_python_scalars_and_nested_outputs():
+    x = torch.randn(4)
+    ref = {"a": (x, 3), "b": [1.5, None]}
+    assert compare(ref, {"a": (x.clone(), 3), "b": [1.5, None]}, None, 1e-4).verdict is Verdict.PASS
+    j = compare(ref, {"a": (x.clone(), 4), "b": [1.5, None]}, None, 1e-4)
+    assert j.verdict is Verdict.MISMATCH and "['a'][1]" in j.reason
+
+
+def test_worst_failure_is_reported_first():
+    x = torch.randn(4)
+    bad_value = x + 1
+    bad_meta = x.double()
+    j = compare([x, x], [bad_value, bad_meta], [x.double(), x.double()], 1e-4)
+    assert j.verdict is Verdict.META_MISMATCH
+    assert j.evidence["failing_outputs"] == ["out[1]", "out[0]"]
+
+
+def test_flatten_paths():
+    x = torch.zeros(1)
+    assert [p for p, _ in flatten((x, [x, {"k": x}]))] == ["out[0]", "out[1][0]", "out[1][1]['k']"]
+
+
+def test_identical_is_bitwise_with_nan_equal():
+    x = torch.tensor([1.0, float("nan")])
+    assert identical(x, x.clone())
+    assert not identical(x, torch.tensor([1.0 + 1e-7, float("nan")]))
+    assert not identical([x], [x, x])
+    assert identical(None, None)
