@@ -123,6 +123,12 @@ def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResu
     return result
 
 
+def check_eager(program: Program, options: CheckOptions, worker: Worker) -> CheckResult:
+    """Only the eager half of the check: ``pass`` (valid, deterministic), ``invalid``, ... ."""
+    outcome = worker.run(_request("eager", program, options), options.timeout)
+    return outcome_to_result(outcome, program, options)
+
+
 # -- the library call ---------------------------------------------------------------------------
 _default_worker: Worker | None = None
 

@@ -93,9 +93,17 @@ def _diagnose_invalid(loaded: runtime.LoadedProgram, options: CheckOptions, exc:
 
 
 def run_check(
-    program: Program, options: CheckOptions, emit: Emit, backend: str | None = None
+    program: Program,
+    options: CheckOptions,
+    emit: Emit,
+    backend: str | None = None,
+    eager_only: bool = False,
 ) -> dict:
-    """Check ``program`` under ``backend`` (default: ``options.backend``); returns a result dict."""
+    """Check ``program`` under ``backend`` (default: ``options.backend``); returns a result dict.
+
+    With ``eager_only`` it stops after the two eager runs: ``pass`` then means the program is
+    valid and deterministic (what generators and reducers ask before compiling anything).
+    """
     backend = backend or options.backend
     timings: dict[str, float] = {}
     dtype = runtime.resolve_dtype(options.dtype)
@@ -144,6 +152,8 @@ def run_check(
                     "two eager runs with the same seed give different outputs",
                 )
             )
+        if eager_only:
+            return finish(_result(Verdict.PASS, None, "valid in eager", eager_only=True))
         fp64_note = None
         try:
             fp64, fp64_grads = timed(Phase.FP64, lambda: run(None, torch.float64))

@@ -1,7 +1,7 @@
 """The worker process: imports torch once, then runs job after job sent by the parent.
 
 Protocol (JSON lines): the parent writes one request per line on the worker's stdin,
-``{"id": N, "kind": "check" | "bisect" | "ping", ...}``. The worker answers on a private pipe (the
+``{"id": N, "kind": "check" | "eager" | "bisect" | "call" | "ping", ...}``. The worker answers on a private pipe (the
 original stdout; the program's own prints go to stderr, which the parent logs) with
 ``{"id": N, "type": "phase", "phase": ...}`` messages as it goes and one
 ``{"id": N, "type": "result", "result": {...}}`` at the end. If the worker dies or hangs, the
@@ -56,6 +56,8 @@ def handle(request: dict[str, Any], emit_phase: Any) -> dict[str, Any]:
     options = CheckOptions.from_dict(request["options"])
     if kind == "check":
         return checkjob.run_check(program, options, emit_phase, backend=request.get("backend"))
+    if kind == "eager":
+        return checkjob.run_check(program, options, emit_phase, eager_only=True)
     if kind == "bisect":
         return checkjob.run_bisect(program, options, emit_phase, request["failing"])
     if kind == "call":  # a registered in-worker function, for tools built on the worker

@@ -1,4 +1,4 @@
-"""The command line: parses options and calls the library. No logic lives here."""
+"""``check``, ``render`` and ``import``: one program at a time."""
 
 from __future__ import annotations
 
@@ -10,66 +10,11 @@ from typing import Any
 import click
 from rich.console import Console
 
-from torchsmith.options import DTYPES, CheckOptions, parse_config_item
+from torchsmith.cli.common import EXIT_USAGE, _fail, build_options, check_options
 from torchsmith.program.format import ProgramFormatError, load_program
 
-EXIT_USAGE = 2
 
-
-def _fail(message: str) -> None:
-    click.echo(f"torchsmith: {message}", err=True)
-    sys.exit(EXIT_USAGE)
-
-
-def check_options(f: Any) -> Any:
-    """The options ``check`` shares with every command that checks programs."""
-    opts = [
-        click.option("--backend", default="inductor", show_default=True),
-        click.option("--mode", default=None, help="torch.compile mode (inductor only)."),
-        click.option("--fullgraph", is_flag=True, help="torch.compile(fullgraph=True)."),
-        click.option(
-            "--dynamic/--no-dynamic", default=None, help="torch.compile(dynamic=...); unset: None."
-        ),
-        click.option("--device", default="cpu", show_default=True),
-        click.option(
-            "--dtype", type=click.Choice(DTYPES), default=None, help="Cast model and inputs."
-        ),
-        click.option("--grad", is_flag=True, help="Also compare gradients against fp64."),
-        click.option(
-            "--config",
-            "config_items",
-            multiple=True,
-            metavar="KEY=VALUE",
-            help="inductor.* / dynamo.* / functorch.* config entry, repeatable.",
-        ),
-        click.option("--timeout", default=300.0, show_default=True, help="Seconds per worker job."),
-        click.option("--memory-mb", default=8192, show_default=True, help="Worker memory cap."),
-        click.option("--seed", default=0, show_default=True),
-        click.option("--no-localize", is_flag=True, help="Skip the backend ladder."),
-        click.option("--bisect", is_flag=True, help="Also run Inductor's CompilerBisector."),
-    ]
-    for opt in reversed(opts):
-        f = opt(f)
-    return f
-
-
-def build_options(kw: dict[str, Any]) -> CheckOptions:
-    try:
-        config = dict(parse_config_item(item) for item in kw.pop("config_items", ()))
-        localize = not kw.pop("no_localize", False)
-        return CheckOptions(config=config, localize=localize, **kw)
-    except ValueError as e:
-        _fail(str(e))
-        raise  # unreachable
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="torchsmith")
-def main() -> None:
-    """torchsmith: finds bugs in torch.compile (Dynamo, AOTAutograd, Inductor)."""
-
-
-@main.command()
+@click.command()
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--examples", is_flag=True, help="Check the built-in example programs.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per program (schema v1).")
@@ -132,7 +77,7 @@ def check(
     sys.exit(worst)
 
 
-@main.command()
+@click.command()
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Default: stdout.")
 @check_options
@@ -154,7 +99,7 @@ def render(file: Path, output: Path | None, **kw: Any) -> None:
         click.echo(text, nl=False)
 
 
-@main.command(name="import")
+@click.command(name="import")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Default: stdout.")
 @click.option("--device", default="cpu", show_default=True)
@@ -175,7 +120,3 @@ def import_(file: Path, output: Path | None, device: str) -> None:
         click.echo(f"wrote {output} (model class {program.model})", err=True)
     else:
         click.echo(text, nl=False)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

@@ -1,0 +1,59 @@
+"""Options and helpers shared by the CLI commands."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from torchsmith.options import DTYPES, CheckOptions, parse_config_item
+
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"torchsmith: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def check_options(f: Any) -> Any:
+    """The options ``check`` shares with every command that checks programs."""
+    opts = [
+        click.option("--backend", default="inductor", show_default=True),
+        click.option("--mode", default=None, help="torch.compile mode (inductor only)."),
+        click.option("--fullgraph", is_flag=True, help="torch.compile(fullgraph=True)."),
+        click.option(
+            "--dynamic/--no-dynamic", default=None, help="torch.compile(dynamic=...); unset: None."
+        ),
+        click.option("--device", default="cpu", show_default=True),
+        click.option(
+            "--dtype", type=click.Choice(DTYPES), default=None, help="Cast model and inputs."
+        ),
+        click.option("--grad", is_flag=True, help="Also compare gradients against fp64."),
+        click.option(
+            "--config",
+            "config_items",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="inductor.* / dynamo.* / functorch.* config entry, repeatable.",
+        ),
+        click.option("--timeout", default=300.0, show_default=True, help="Seconds per worker job."),
+        click.option("--memory-mb", default=8192, show_default=True, help="Worker memory cap."),
+        click.option("--seed", default=0, show_default=True),
+        click.option("--no-localize", is_flag=True, help="Skip the backend ladder."),
+        click.option("--bisect", is_flag=True, help="Also run Inductor's CompilerBisector."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def build_options(kw: dict[str, Any]) -> CheckOptions:
+    try:
+        config = dict(parse_config_item(item) for item in kw.pop("config_items", ()))
+        localize = not kw.pop("no_localize", False)
+        return CheckOptions(config=config, localize=localize, **kw)
+    except ValueError as e:
+        _fail(str(e))
+        raise  # unreachable

@@ -1,0 +1,158 @@
+"""Findings as data: one folder per finding that dedup, reduction and reports all read.
+
+Layout of ``<root>/<finding id>/``:
+
+* ``meta.json``  the :class:`~torchsmith.verdict.CheckResult` (schema v1) plus ``id``,
+  ``signature``, ``generator``, ``seed``, ``program_name``, ``model``, ``origin``, ``versions``,
+  ``created``, and after reduction ``reduced_from`` / ``reduction``;
+* ``program.py``  the program in the canonical format (what ``torchsmith check`` reads);
+* ``repro.py``    the standalone script (``render_script``) that exits 1 while the bug shows;
+* ``log.txt``     the traceback tail and the worker's log around the failure.
+
+Ids are ``<verdict>-<stage>-<program digest>``: the same program failing the same way lands in
+the same folder, so writing a finding twice is harmless (crash-safe campaigns rely on that).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+from torchsmith.options import CheckOptions
+from torchsmith.program.format import Program
+from torchsmith.program.render import render_script
+from torchsmith.verdict import CheckResult
+
+META = "meta.json"
+PROGRAM = "program.py"
+REPRO = "repro.py"
+LOG = "log.txt"
+
+
+@dataclasses.dataclass
+class Finding:
+    folder: Path
+    meta: dict[str, Any]
+    program: Program
+
+    @property
+    def id(self) -> str:
+        return self.meta["id"]
+
+    @property
+    def result(self) -> CheckResult:
+        return CheckResult.from_dict(self.meta)
+
+    @property
+    def options(self) -> CheckOptions:
+        return CheckOptions.from_dict(self.meta.get("options") or {})
+
+    @property
+    def signature(self) -> str | None:
+        return self.meta.get("signature")
+
+
+def finding_id(program: Program, result: CheckResult) -> str:
+    stage = result.stage.value if result.stage else "unlocalized"
+    return f"{result.verdict.value}-{stage}-{program.digest}"
+
+
+def versions() -> dict[str, str]:
+    import torch
+
+    return {
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cuda": str(torch.version.cuda),
+    }
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def write_finding(
+    root: str | Path,
+    program: Program,
+    result: CheckResult,
+    *,
+    signature: str | None = None,
+    generator: str | None = None,
+    seed: int | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Finding:
+    """Write (or overwrite) the folder for ``result`` on ``program``; meta.json is written last."""
+    fid = finding_id(program, result)
+    folder = Path(root) / fid
+    folder.mkdir(parents=True, exist_ok=True)
+    options = CheckOptions.from_dict(result.options) if result.options else CheckOptions()
+    header = f"torchsmith finding {fid}\n{result.verdict.value}: {result.reason}"
+    _atomic_write(folder / PROGRAM, program.source)
+    _atomic_write(folder / REPRO, render_script(program, options, header=header))
+    log = [result.reason]
+    if result.evidence.get("traceback_tail"):
+        log += ["", "traceback (tail):", result.evidence["traceback_tail"]]
+    if result.log_tail:
+        log += ["", "worker log (tail):", result.log_tail]
+    _atomic_write(folder / LOG, "\n".join(log) + "\n")
+    meta = result.to_dict()
+    meta.update(
+        {
+            "id": fid,
+            "signature": signature,
+            "generator": generator,
+            "seed": seed,
+            "program_name": program.name,
+            "model": program.model,
+            "origin": program.origin,
+            "program_notes": list(program.notes),
+            "versions": versions(),
+            "created": time.time(),
+        }
+    )
+    if extra:
+        meta.update(extra)
+    _atomic_write(folder / META, json.dumps(meta, indent=2, default=str) + "\n")
+    return Finding(folder, meta, _program_of(folder, meta))
+
+
+def _program_of(folder: Path, meta: dict[str, Any]) -> Program:
+    return Program(
+        source=(folder / PROGRAM).read_text(),
+        model=meta.get("model", "Model"),
+        name=meta.get("program_name", folder.name),
+        origin=meta.get("origin", "canonical"),
+        path=str(folder / PROGRAM),
+        notes=tuple(meta.get("program_notes", ())),
+    )
+
+
+def read_finding(folder: str | Path) -> Finding:
+    """Load a finding folder; raises FileNotFoundError / ValueError on a broken one."""
+    folder = Path(folder)
+    meta_path = folder / META
+    if not meta_path.exists():
+        raise FileNotFoundError(f"{folder}: not a finding folder (no {META})")
+    meta = json.loads(meta_path.read_text())
+    return Finding(folder, meta, _program_of(folder, meta))
+
+
+def update_meta(finding: Finding, **changes: Any) -> Finding:
+    finding.meta.update(changes)
+    _atomic_write(finding.folder / META, json.dumps(finding.meta, indent=2, default=str) + "\n")
+    return finding
+
+
+def list_findings(root: str | Path) -> list[Finding]:
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    return [read_finding(p) for p in sorted(root.iterdir()) if (p / META).exists()]

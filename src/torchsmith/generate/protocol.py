@@ -1,0 +1,48 @@
+"""What the fuzz loop asks of a generator, whatever it is (graph, LLM, mutation).
+
+A generator turns a seed into a program. It may validate candidates in eager mode through the
+context (crash-safe, in a worker) and read the campaign's coverage to steer; it never executes
+program code in its own process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from torchsmith.program.format import Program
+from torchsmith.verdict import CheckResult
+
+
+@dataclasses.dataclass
+class GenContext:
+    """What a generator may use: an eager validity check and the campaign's coverage so far."""
+
+    eager_check: Callable[[Program], CheckResult] | None = None
+    coverage: Counter[str] = dataclasses.field(default_factory=Counter)
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+class Generator(Protocol):
+    name: str
+
+    def generate(self, seed: int, ctx: GenContext) -> Program | None:
+        """A program for ``seed`` (None when this seed yields nothing usable)."""
+        ...
+
+
+#: Generator name -> "module:factory"; the factory takes keyword options and returns a Generator.
+REGISTRY: dict[str, str] = {
+    "graph": "torchsmith.generate.graph_generator:GraphGenerator",
+}
+
+
+def get_generator(name: str, **options: Any) -> Generator:
+    if name not in REGISTRY:
+        raise ValueError(f"unknown generator {name!r}; known: {', '.join(sorted(REGISTRY))}")
+    modname, attr = REGISTRY[name].split(":")
+    factory = getattr(importlib.import_module(modname), attr)
+    return factory(**options)
