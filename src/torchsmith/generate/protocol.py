@@ -37,6 +37,8 @@ class Generator(Protocol):
 #: Generator name -> "module:factory"; the factory takes keyword options and returns a Generator.
 REGISTRY: dict[str, str] = {
     "graph": "torchsmith.generate.graph_generator:GraphGenerator",
+    "llm": "torchsmith.generate.llm:LLMGenerator",
+    "mutate": "torchsmith.generate.mutate:MutationGenerator",
 }
 
 
