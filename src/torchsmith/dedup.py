@@ -1,13 +1,20 @@
 """Root-cause signatures: findings with one signature are one bug.
 
-* crash / died / timeout: symptom, stage, exception type, the message's first line with
-  addresses, numbers, paths, hashes and generated names normalized away, and the innermost frame
-  inside ``torch/`` (function name only, no line number: lines move between versions);
-* mismatch family: symptom, stage and the sorted set of ops the program uses (from its source),
-  which reduction later narrows to the ops that matter.
+* crash: symptom, stage, exception type, the message's first meaningful line with addresses,
+  numbers, shapes, paths, hashes and generated names (buffers, kernels, Dynamo sources, symbols)
+  normalized away, and the innermost frame inside ``torch/`` as ``module.function`` (no line
+  number: lines move between versions);
+* died / timeout: symptom, stage, the signal, exit code or ``memory``, and the innermost torch
+  frame of the faulthandler dump in the worker log when there is one;
+* mismatch family: symptom, stage and the sorted set of ops the model's code uses (from its
+  source, canonical names: ``F.relu``, ``nn.ReLU``, ``torch.relu`` and ``x.relu()`` are all
+  ``relu``), which reduction later narrows to the ops that matter (``Store.set_bug_signature``).
 
-Signatures are short, stable strings (``crash|inductor|InductorError|<msg>|<frame>``), hashed to
-``sig-<12 hex>`` for file names; the readable form is kept next to it.
+A failure outside the compiled phases (a segfault or hang in eager: PyTorch's or the program's
+fault, not torch.compile's) carries the phase where the stage would be.
+
+Signatures are short readable strings (``exception|inductor|InductorError|<msg>|<frame>``),
+hashed to ``sig-<12 hex>`` for file names and the store; the readable form is kept next to it.
 """
 
 from __future__ import annotations
@@ -18,17 +25,47 @@ import re
 from pathlib import Path
 
 from torchsmith.program.format import Program, dotted_name
-from torchsmith.verdict import CheckResult, Verdict
+from torchsmith.verdict import COMPILER_PHASES, CheckResult, Verdict
+
+MAX_MESSAGE = 200
 
 _NORMALIZERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
-    (re.compile(r"(?:/[\w.\-+]+)+(?:\.\w+)?"), "<path>"),
-    (re.compile(r"\b[0-9a-f]{16,}\b"), "<hash>"),
-    (re.compile(r"\b(?:buf|tmp|arg|primals_|tangents_|getitem_|x|v|s|u|zuf|var_)\d+\w*"), "<name>"),
-    (re.compile(r"\b\d+(?:\.\d+)?(?:e[-+]?\d+)?\b"), "<n>"),
+    # quoted file names first, so the path rule below does not leave the quotes dangling
+    (re.compile(r"""File "[^"]*", line \d+"""), "File <path>"),
+    (re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.\-+@~]+){2,}(?::\d+)?"), "<path>"),
+    (re.compile(r"\b[\w\-]+\.(?:py|cpp|h|so|cu|o|pt2?|json)(?::\d+)?\b"), "<path>"),
+    (re.compile(r"\b[0-9a-fA-F]{16,}\b"), "<hash>"),
+    (re.compile(r"\b(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{24,}\b"), "<hash>"),  # base32 keys
+    # Dynamo sources and guards: L['x'], G['w'], L['self'].fc1.weight
+    (re.compile(r"\b([LG])\[['\"][^'\"]*['\"]\](?:\.\w+\b(?!\()|\[\d+\])*"), r"\1[<src>]"),
+    # Inductor kernels and graph-module names
+    (re.compile(r"\b(?:cpp|triton|kernel|cuda|mps|halide)_\w*?_\d+\b"), "<kernel>"),
+    (re.compile(r"\bkernel_cpp_\d+\b"), "<kernel>"),
+    (
+        re.compile(
+            r"\b(?:buf|tmp|arg|primals_|tangents_|getitem_|_tensor_constant|var_|zuf|x|ps|"
+            r"r|s|u|q|ks|tmp_acc|acc|out_ptr|in_ptr|in_out_ptr|L__self___)\d+(?:_\d+)*\b"
+        ),
+        "<name>",
+    ),
+    (re.compile(r"\bline \d+\b"), "line <n>"),
+    (re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])"), "<n>"),
+    (re.compile(r"\binf\b|\bnan\b"), "<n>"),
+    # shapes and size lists of any rank: [<n>, <n>], (<n>, <name>), torch.Size([..])
+    (re.compile(r"([\[(])\s*<(?:n|name)>(?:\s*,\s*<(?:n|name)>)*\s*,?\s*([\])])"), r"\1<dims>\2"),
     (re.compile(r"'[^']{24,}'"), "'<str>'"),
+    (re.compile(r'"[^"]{24,}"'), '"<str>"'),
     (re.compile(r"\s+"), " "),
 ]
+
+#: First lines that only introduce the real message (Dynamo's wrapper, logging boilerplate).
+_LEAD_INS = re.compile(
+    r"^(?:backend=['\"][^'\"]*['\"] raised:|Traceback \(most recent call last\)|"
+    r"While executing|Original traceback|Set TORCH|You can suppress|from user code|"
+    r"Error while|Exception raised from|\[\d+/\d+\])",
+    re.IGNORECASE,
+)
 
 _CRASH_KINDS = {Verdict.CRASH, Verdict.DIED, Verdict.TIMEOUT}
 
@@ -37,74 +74,193 @@ def normalize_message(message: str) -> str:
     """The first meaningful line of an error message, with incidental detail replaced."""
     line = ""
     for candidate in message.splitlines():
-        if candidate.strip():
-            line = candidate.strip()
+        candidate = candidate.strip()
+        if candidate and not _LEAD_INS.match(candidate):
+            line = candidate
             break
     for pattern, repl in _NORMALIZERS:
         line = pattern.sub(repl, line)
-    return line[:200]
+    return line.strip()[:MAX_MESSAGE]
+
+
+# -- ops of a program -----------------------------------------------------------------------------
+#: Calls that build or wire the model rather than compute: never part of a signature.
+_NOT_OPS = {
+    "parameter", "module", "modulelist", "moduledict", "sequential", "parameterlist",
+    "parameterdict", "identity", "generator", "manual_seed", "no_grad", "enable_grad",
+    "set_grad_enabled", "inference_mode", "register_buffer", "register_parameter", "super",
+    "size", "dim", "numel", "append", "extend", "items", "keys", "values", "format", "get",
+    "ndimension", "stride", "data_ptr", "is_contiguous", "__init__",
+}  # fmt: skip
+_BUILTINS = {"range", "len", "int", "float", "bool", "list", "tuple", "dict", "isinstance",
+             "print", "min", "max", "abs", "sum", "zip", "enumerate", "getattr", "setattr",
+             "hasattr", "type", "str", "any", "all", "sorted", "reversed", "round", "divmod"}  # fmt: skip
+_BINOPS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floor_divide",
+    ast.Mod: "remainder", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "bitwise_and",
+    ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor", ast.LShift: "bitwise_left_shift",
+    ast.RShift: "bitwise_right_shift",
+}  # fmt: skip
+_UNARY = {ast.USub: "neg", ast.Invert: "bitwise_not"}
+_COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_INPUT_FUNCTIONS = {"get_inputs", "get_init_inputs"}
+
+
+def canonical_op(name: str) -> str:
+    """``torch.nn.functional.relu`` / ``nn.ReLU`` / ``Tensor.relu`` -> ``relu``."""
+    last = name.rsplit(".", 1)[-1]
+    return last.lower() if last[:1].isupper() else last
+
+
+def _ops_of(fn: ast.AST, compute: bool, calls_out: set[str]) -> set[str]:
+    """Ops called in ``fn``. With ``compute`` (code that runs on tensors) every call and operator
+    (``*``, ``[...]``, ``<``) counts; without (a constructor) only the layers it builds do."""
+    ops: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            name = dotted_name(node.func)
+            if not name:
+                if compute and isinstance(node.func, ast.Attribute):  # (a + b).relu()
+                    ops.add(node.func.attr)
+                continue
+            parts = name.split(".")
+            if len(parts) == 1:
+                if parts[0] not in _BUILTINS:
+                    calls_out.add(parts[0])
+                continue
+            if parts[0] == "self" and len(parts) == 2:
+                continue  # a submodule call: its type is counted where it is built
+            if compute or parts[-1][:1].isupper():
+                ops.add(canonical_op(name))
+        elif not compute:
+            continue
+        elif isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            ops.add(_BINOPS[type(node.op)])
+        elif isinstance(node, ast.AugAssign) and type(node.op) in _BINOPS:
+            ops.add(_BINOPS[type(node.op)] + "_")
+        elif isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+            ops.add(_UNARY[type(node.op)])
+        elif isinstance(node, ast.Compare):
+            ops.update(_COMPARE[type(op)] for op in node.ops if type(op) in _COMPARE)
+        elif isinstance(node, ast.Subscript):
+            base = node.value
+            if isinstance(base, ast.Attribute) and base.attr in {"shape", "size"}:
+                continue
+            ops.add("setitem" if isinstance(node.ctx, ast.Store) else "getitem")
+    return {op for op in ops if op.lower() not in _NOT_OPS and not op.startswith("_")}
 
 
 def program_ops(source: str) -> list[str]:
-    """The torch ops a program's source calls: ``torch.relu``, ``F.pad``, ``nn.Conv2d``,
-    ``Tensor.view`` (method calls on values), sorted and de-duplicated."""
+    """The ops the model's code uses, canonical names, sorted and de-duplicated.
+
+    Only the code of the program's classes counts (``__init__`` for the layers it builds, other
+    methods for calls and operators) plus module-level functions they call; ``get_inputs`` and
+    input helpers do not: they are the same in every generated program and say nothing about
+    the bug.
+    """
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
+    functions = {
+        n.name: n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name not in _INPUT_FUNCTIONS
+    }
     ops: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = dotted_name(node.func)
-        if not name:
-            continue
-        head = name.split(".")[0]
-        if head in {"torch", "F", "nn"}:
-            if name.startswith("torch.nn.functional."):
-                name = "F." + name.rsplit(".", 1)[-1]
-            elif name.startswith("torch.nn."):
-                name = "nn." + name.rsplit(".", 1)[-1]
-            if name in {"torch.manual_seed", "torch.Generator", "torch.randn", "torch.rand"}:
-                continue
-            ops.add(name)
-        elif isinstance(node.func, ast.Attribute) and head not in {"self", "super"}:
-            ops.add("Tensor." + node.func.attr)
-    ops.discard("Tensor.manual_seed")
+    called: set[str] = set()
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        for item in cls.body:
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                ops |= _ops_of(item, item.name != "__init__", called)
+    seen: set[str] = set()
+    while called - seen:
+        name = (called - seen).pop()
+        seen.add(name)
+        if name in functions:
+            ops |= _ops_of(functions[name], True, called)
     return sorted(ops)
 
 
+def program_size(program: Program) -> tuple[int, int]:
+    """(code lines, ops): how big an example is; the smallest example of a bug has the least."""
+    lines = sum(
+        1 for ln in program.source.splitlines() if ln.strip() and not ln.lstrip().startswith("#")
+    )
+    return lines, len(program_ops(program.source))
+
+
+# -- signatures -------------------------------------------------------------------------------------
+_FAULT_FRAME = re.compile(r"""File "([^"]*[\\/]torch[\\/][^"]*)", line \d+ in (\w+)""")
+
+
+def _frame(torch_frame: str) -> str:
+    """``_inductor/output_code.py:763 in __call__`` -> ``output_code.__call__``."""
+    if " in " not in torch_frame:
+        return ""
+    where, fn = torch_frame.rsplit(" in ", 1)
+    module = re.split(r"[\\/]", where.split(":", 1)[0])[-1].removesuffix(".py")
+    return f"{module}.{fn.strip()}" if module else fn.strip()
+
+
+def fault_frame(log_tail: str) -> str:
+    """The innermost torch frame of a faulthandler dump (most recent call first), or ``""``."""
+    for match in _FAULT_FRAME.finditer(log_tail):
+        path, fn = match.groups()
+        return _frame(f"{path.split('/torch/', 1)[-1]} in {fn}")
+    return ""
+
+
+def _where(result: CheckResult) -> str:
+    if result.phase is not None and result.phase not in COMPILER_PHASES:
+        return result.phase.value  # not torch.compile's: eager, fp64 or load
+    return result.stage.value if result.stage else "unknown"
+
+
 def readable_signature(result: CheckResult, program: Program | None = None) -> str:
+    """The signature in words: ``symptom|stage|...`` (see the module docstring)."""
     v = result.verdict
-    stage = result.stage.value if result.stage else "unknown"
     symptom = result.symptom.value if result.symptom else v.value
+    where = _where(result)
     if v in _CRASH_KINDS:
         ev = result.evidence
-        exc = str(ev.get("root_type") or ev.get("exc_type") or ev.get("signal") or v.value)
-        exc = exc.rsplit(".", 1)[-1]
         if v is Verdict.DIED:
-            exc = ev.get("signal") or (
-                "memory" if ev.get("memory_exceeded") else f"exit{ev.get('returncode')}"
-            )
-        msg = normalize_message(str(ev.get("message", ""))) if v is Verdict.CRASH else ""
-        frame = str(ev.get("torch_frame") or "")
-        frame = frame.rsplit(" in ", 1)[-1] if " in " in frame else ""
-        return "|".join([symptom, stage, exc, msg, frame])
+            exc = ev.get("signal") or f"exit{ev.get('returncode')}"
+            if ev.get("memory_exceeded"):
+                exc = "memory"
+            return "|".join([symptom, where, str(exc), "", fault_frame(result.log_tail)])
+        if v is Verdict.TIMEOUT:
+            return "|".join([symptom, where, "timeout", "", ""])
+        exc = str(ev.get("root_type") or ev.get("exc_type") or "Exception").rsplit(".", 1)[-1]
+        msg = normalize_message(str(ev.get("message", "")))
+        return "|".join([symptom, where, exc, msg, _frame(str(ev.get("torch_frame") or ""))])
     ops = program_ops(program.source) if program is not None else []
-    return "|".join([symptom, stage, ",".join(ops)])
+    return "|".join([symptom, where, ",".join(ops)])
+
+
+def hash_signature(readable: str) -> str:
+    """``sig-<12 hex>`` of a readable signature."""
+    return "sig-" + hashlib.sha256(readable.encode()).hexdigest()[:12]
 
 
 def signature(result: CheckResult, program: Program | None = None) -> str:
     """``sig-<12 hex>`` of the readable signature."""
-    text = readable_signature(result, program)
-    return "sig-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    return hash_signature(readable_signature(result, program))
 
 
 def load_known(path: str | Path) -> set[str]:
-    """Known signatures, one per line (``sig-...`` or readable form); ``#`` starts a comment."""
+    """Known signatures, one per line (``sig-...`` or readable form); ``#`` starts a comment.
+
+    A readable signature may itself contain ``#`` only after a ``|``-separated field, so only a
+    ``#`` at the start of a line or after whitespace starts a comment.
+    """
     known: set[str] = set()
     for line in Path(path).read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
+        line = re.split(r"(?:^|\s)#", line, maxsplit=1)[0].strip()
         if line:
             known.add(line)
     return known
+
+
+def is_known(sig: str, readable: str, known: set[str] | frozenset[str]) -> bool:
+    return sig in known or readable in known

@@ -19,6 +19,7 @@ import dataclasses
 import json
 import os
 import platform
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,8 @@ def versions() -> dict[str, str]:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
+    # a temp name per writer: two threads or processes may write the same finding at once
+    tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
 

@@ -38,6 +38,7 @@ class CheckOptions:
     tol: float = DEFAULT_TOL
     localize: bool = True
     bisect: bool = False
+    probe: bool = True  # re-judge candidate mismatches with the sensitivity probe
 
     def __post_init__(self) -> None:
         if self.dtype is not None and self.dtype not in DTYPES:

@@ -43,6 +43,9 @@ def check_options(f: Any) -> Any:
         click.option("--seed", default=0, show_default=True),
         click.option("--no-localize", is_flag=True, help="Skip the backend ladder."),
         click.option("--bisect", is_flag=True, help="Also run Inductor's CompilerBisector."),
+        click.option(
+            "--no-probe", is_flag=True, help="Report raw mismatches: skip the sensitivity probe."
+        ),
     ]
     for opt in reversed(opts):
         f = opt(f)
@@ -53,7 +56,8 @@ def build_options(kw: dict[str, Any]) -> CheckOptions:
     try:
         config = dict(parse_config_item(item) for item in kw.pop("config_items", ()))
         localize = not kw.pop("no_localize", False)
-        return CheckOptions(config=config, localize=localize, **kw)
+        probe = not kw.pop("no_probe", False)
+        return CheckOptions(config=config, localize=localize, probe=probe, **kw)
     except ValueError as e:
         _fail(str(e))
         raise  # unreachable

@@ -15,8 +15,8 @@ from typing import Any
 
 import torch
 
-from torchsmith import oracle
-from torchsmith.execute import runtime
+from torchsmith import oracle, sensitivity
+from torchsmith.execute import probejob, runtime
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.verdict import Phase, Verdict
@@ -170,6 +170,19 @@ def run_check(
         judged = oracle.compare(ref, res, fp64, options.tol)
         if judged.verdict is Verdict.PASS and options.grad:
             judged = oracle.compare(ref_grads, res_grads, fp64_grads, options.tol, prefix="grad")
+        if options.probe and judged.verdict in sensitivity.CANDIDATES:
+            emit(Phase.EAGER)  # the probe runs eager only: dying in it is not the compiler's
+            t0 = time.perf_counter()
+            judged = probejob.probe_judgement(
+                loaded,
+                options,
+                dtype,
+                (ref, res, fp64),
+                (ref_grads, res_grads, fp64_grads),
+                judged,
+            )
+            timings["probe"] = round(time.perf_counter() - t0, 4)
+            emit(Phase.COMPARE)
         extra: dict[str, Any] = {"backend": backend, "fp64": fp64_note or "ok"}
         extra.update(graph_counters())
         judged.evidence.update(extra)

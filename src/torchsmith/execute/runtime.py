@@ -23,6 +23,9 @@ from torchsmith.program.format import Program
 
 PROGRAM_MODULE = "torchsmith_program"
 
+#: ``transform(model, inputs) -> (model, inputs)``, applied before a run (see ``run_model``).
+Transform = Callable[[torch.nn.Module, list[Any]], tuple[torch.nn.Module, list[Any]]]
+
 
 class ProgramLoadError(Exception):
     """The program's own code raised while defining the model or building inputs."""
@@ -194,20 +197,39 @@ def run_model(
     backend: str | None,
     dtype: torch.dtype | None,
     grad: bool,
+    transform: Transform | None = None,
+    context: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
 ) -> tuple[Any, dict[str, Any] | None]:
     """Build a fresh model and run it once: eagerly when ``backend`` is None, else compiled.
 
     Re-seeds before building and before running (the pt2 template's rule). With ``grad`` it also
     back-propagates a seeded cotangent and returns the gradients of float inputs and parameters.
+    ``transform(model, inputs) -> (model, inputs)`` runs (without grad) before the call and
+    ``context()`` is entered around forward and backward: the sensitivity probe's eager variants
+    (:mod:`torchsmith.execute.perturb`).
     """
     device = options.device
     model = build_model(loaded, options.seed, device, dtype)
     inputs = prepare_inputs(loaded.inputs, device, dtype, grad=grad)
+    if transform is not None:
+        with torch.no_grad():
+            model, inputs = transform(model, inputs)
     fn: Callable[..., Any] = model
     if backend is not None:
         torch._dynamo.reset()
         fn = torch.compile(model, **options.compile_kwargs(backend))
     seed_everything(options.seed)
+    with context() if context is not None else contextlib.nullcontext():
+        return _call(fn, model, inputs, options, grad)
+
+
+def _call(
+    fn: Callable[..., Any],
+    model: torch.nn.Module,
+    inputs: list[Any],
+    options: CheckOptions,
+    grad: bool,
+) -> tuple[Any, dict[str, Any] | None]:
     if not grad:
         with torch.no_grad():
             out = fn(*inputs)

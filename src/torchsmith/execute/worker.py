@@ -14,9 +14,12 @@ the RNG state.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import sys
+import threading
+import time
 import traceback
 from typing import Any
 
@@ -69,8 +72,24 @@ def handle(request: dict[str, Any], emit_phase: Any) -> dict[str, Any]:
     raise ValueError(f"unknown job kind {kind!r}")
 
 
+def _watch_parent() -> None:
+    """Exit when the parent goes away (a campaign killed by SIGKILL): a worker stuck in a hung
+    program would otherwise never read the end of its stdin and live on as an orphan."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(70)
+
+    threading.Thread(target=watch, name="torchsmith-parent-watch", daemon=True).start()
+
+
 def main() -> None:
     proto = _setup_streams()
+    faulthandler.enable(all_threads=False)  # a segfault's Python stack lands in the log (dedup)
+    _watch_parent()
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     import torch  # noqa: F401  (pay the import once, before the first job)
 

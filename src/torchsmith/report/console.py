@@ -45,6 +45,8 @@ def print_result(result: CheckResult, console: Console, verbose: bool = False) -
             f = figs[key]
             t.add_row(label, f"{f['max_abs']:.4g}", f"{f['max_rel']:.4g}", f"{f['rmse']:.4g}")
         console.print(t)
+    if ev.get("confidence"):
+        console.print(f"  confidence: {confidence_line(ev['confidence'])}", markup=False)
     if result.ladder:
         console.print(
             "  ladder: " + ", ".join(f"{k} {v}" for k, v in result.ladder.items()), markup=False
@@ -61,3 +63,16 @@ def print_result(result: CheckResult, console: Console, verbose: bool = False) -
             console.print(f"  bisect: nothing isolated ({b})", markup=False)
     if verbose and result.log_tail:
         console.print("  worker log tail:\n" + result.log_tail[-2000:], markup=False)
+
+
+def confidence_line(c: dict) -> str:
+    """``62.5x the band of legitimate eager runs (high) ...``: the probe's confidence, one line."""
+    text = f"{c.get('score', 0):.3g}x the band of legitimate eager runs ({c.get('level')})"
+    if "vs_eager" in c:
+        text += (
+            f"; {c['vs_eager']:.3g}x eager's own error; "
+            f"{100 * c.get('unexplained_fraction', 0):.3g}% of elements unexplained"
+        )
+    elif "left" in c:
+        text += f"; {c['left']} of {c['flips']} flips that no eager variant reproduces"
+    return text

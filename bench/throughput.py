@@ -1,0 +1,148 @@
+"""Campaign throughput: persistent workers against a fresh process per program, same programs.
+
+    python bench/throughput.py [-n 50] [--seed 0] [--jobs 1] [--timeout 300] [--json OUT]
+
+Generates ``-n`` programs with the graph generator (seeds ``seed .. seed+n-1``) and checks them
+twice, with the same check options (localization on, as in a campaign):
+
+(a) by a campaign (:class:`torchsmith.campaign.Campaign`: long-lived workers, the store, finding
+    folders), timed from the campaign's start to its summary, worker start-up included;
+(b) with a fresh process per program: ``python -m torchsmith check FILE --json``, which starts
+    Python, imports torch, and starts a worker of its own each time.
+
+Each side gets its own empty Inductor cache (``TORCHINDUCTOR_CACHE_DIR``) so neither reuses the
+other's compiled kernels; within a side the cache is shared, as it would be for a user.
+
+Reported: programs per minute for both and their ratio (goal: at least 5x), and the campaign's
+overhead: its wall time (times ``jobs``) over the time the programs' own load, eager, float64 and
+compiled runs took inside the workers, summed over every job (checks and ladder rungs), minus one
+(goal: under 15 %). The verdicts of (a) and (b) are compared as a sanity check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+
+def run_campaign(n: int, seed: int, jobs: int, timeout: float, work: Path) -> dict:
+    from torchsmith.campaign import Campaign, CampaignConfig
+    from torchsmith.options import CheckOptions
+    from torchsmith.store import Store
+
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(work / "cache-a")
+    cfg = CampaignConfig(
+        out=work / "campaign", seed=seed, count=n, jobs=jobs, options=CheckOptions(timeout=timeout)
+    )
+    t0 = time.perf_counter()
+    summary = Campaign(cfg).run()
+    wall = time.perf_counter() - t0
+    with Store(cfg.out, readonly=True) as store:
+        rows = store.rows()
+    work_s = sum(r["work_s"] or 0.0 for r in rows)
+    phases: Counter[str] = Counter()
+    for r in rows:
+        phases.update({k: v for k, v in r["timings"].items() if k != "wall"})
+    return {
+        "phases": dict(phases),
+        "wall_s": wall,
+        "work_s": work_s,
+        "gen_s": sum(r["gen_s"] or 0.0 for r in rows),
+        "verdicts": {r["seed"]: r["verdict"] or r["status"] for r in rows},
+        "digests": {r["seed"]: r["digest"] for r in rows},
+        "worker_restarts": summary["worker_deaths"],
+    }
+
+
+def run_fresh(n: int, seed: int, timeout: float, work: Path) -> dict:
+    from torchsmith.generate import generate_source
+
+    progs = work / "programs"
+    progs.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(work / "cache-b"))
+    env.pop("OMP_NUM_THREADS", None)
+    verdicts, digests, work_s = {}, {}, 0.0
+    t0 = time.perf_counter()
+    for s in range(seed, seed + n):
+        path = progs / f"gen_{s}.py"
+        path.write_text(generate_source(s))
+        cmd = [sys.executable, "-m", "torchsmith", "check", str(path), "--json"]
+        cmd += ["--timeout", str(timeout)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        try:
+            res = json.loads(proc.stdout.strip().splitlines()[-1])
+            verdicts[s], digests[s] = res["verdict"], res["digest"]
+            work_s += sum(v for k, v in res["timings"].items() if k != "wall")
+        except (IndexError, ValueError, KeyError):
+            verdicts[s] = f"error (exit {proc.returncode})"
+        print(f"  fresh {s - seed + 1}/{n}: {verdicts[s]}", file=sys.stderr, flush=True)
+    return {"wall_s": time.perf_counter() - t0, "work_s": work_s, "verdicts": verdicts,
+            "digests": digests}  # fmt: skip
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-n", type=int, default=50, help="programs (default 50)")
+    ap.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    ap.add_argument("--jobs", type=int, default=1, help="campaign workers (default 1)")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per job")
+    ap.add_argument("--skip-fresh", action="store_true", help="only measure the campaign")
+    ap.add_argument("--json", dest="json_out", help="also write the figures here")
+    args = ap.parse_args()
+    command = " ".join(shlex.quote(a) for a in [sys.executable.rsplit("/", 1)[-1], *sys.argv])
+
+    with tempfile.TemporaryDirectory(prefix="torchsmith-bench-") as tmp:
+        work = Path(tmp)
+        print(f"(a) campaign over {args.n} programs ...", file=sys.stderr, flush=True)
+        a = run_campaign(args.n, args.seed, args.jobs, args.timeout, work)
+        b = None
+        if not args.skip_fresh:
+            print(f"(b) a fresh process per program ({args.n}) ...", file=sys.stderr, flush=True)
+            b = run_fresh(args.n, args.seed, args.timeout, work)
+
+    a_rate = args.n / (a["wall_s"] / 60)
+    overhead = (a["wall_s"] * args.jobs - a["work_s"]) / a["work_s"] if a["work_s"] else 0.0
+    print(f"\ncommand: {command}")
+    print(f"{'mode':<36}{'programs':>9}{'wall s':>10}{'programs/min':>14}{'in-worker s':>13}")
+    print(f"{'(a) campaign, persistent workers':<36}{args.n:>9}{a['wall_s']:>10.1f}"
+          f"{a_rate:>14.2f}{a['work_s']:>13.1f}")  # fmt: skip
+    figures = {
+        "n": args.n, "seed": args.seed, "jobs": args.jobs, "campaign_wall_s": a["wall_s"],
+        "campaign_per_min": a_rate, "campaign_work_s": a["work_s"], "overhead": overhead,
+        "campaign_gen_s": a["gen_s"], "worker_restarts": a["worker_restarts"],
+        "campaign_phases_s": a["phases"],
+        "verdicts": dict(Counter(a["verdicts"].values())), "command": command,
+    }  # fmt: skip
+    if b is not None:
+        b_rate = args.n / (b["wall_s"] / 60)
+        print(f"{'(b) fresh process per program':<36}{args.n:>9}{b['wall_s']:>10.1f}"
+              f"{b_rate:>14.2f}{b['work_s']:>13.1f}")  # fmt: skip
+        same = sum(a["verdicts"][s] == b["verdicts"].get(s) for s in a["verdicts"])
+        same_prog = sum(a["digests"][s] == b["digests"].get(s) for s in a["digests"])
+        figures.update(fresh_wall_s=b["wall_s"], fresh_per_min=b_rate, ratio=a_rate / b_rate,
+                       same_verdict=same, same_program=same_prog)  # fmt: skip
+        print(f"\nspeed-up (a)/(b): {a_rate / b_rate:.1f}x (goal >= 5x)")
+        print(f"same programs: {same_prog}/{args.n}, same verdicts: {same}/{args.n}")
+    print(f"campaign overhead over in-worker compile+run time: {100 * overhead:.1f}% (goal < 15%)")
+    print(f"  (in-worker {a['work_s']:.1f} s; generation {a['gen_s']:.1f} s;"
+          f" worker restarts {a['worker_restarts']})")  # fmt: skip
+    by_phase = ", ".join(
+        f"{k} {v:.1f}" for k, v in sorted(a["phases"].items(), key=lambda t: -t[1])
+    )
+    print(f"  campaign check jobs by phase (s): {by_phase}")
+    print(f"verdicts: {dict(sorted(Counter(a['verdicts'].values()).items()))}")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""``fuzz`` and ``status``: long crash-safe campaigns and a look at one, running or finished."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from torchsmith.cli.common import EXIT_USAGE, _fail, build_options, check_options
+
+#: Options a resumed campaign may change; every other one (the generator, its options, the
+#: seed, every check option) decides which programs are checked and how, and is fixed.
+_SESSION_OPTIONS = {
+    "time_", "count", "jobs", "out", "resume", "known", "reduce", "reduce_time", "as_json",
+    "progress_interval",
+}  # fmt: skip
+
+
+def _gen_options(items: tuple[str, ...]) -> dict[str, Any]:
+    import ast
+
+    out: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            _fail(f"--gen-option expects KEY=VALUE, got {item!r}")
+        key, raw = item.split("=", 1)
+        try:
+            value: Any = ast.literal_eval(raw.strip())
+        except (ValueError, SyntaxError):
+            value = raw.strip()
+        out[key.strip()] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def _explicit(ctx: click.Context, name: str) -> bool:
+    src = ctx.get_parameter_source(name)
+    return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _sigterm_as_interrupt() -> None:
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+@click.command()
+@click.option("--time", "time_", metavar="DURATION", help="Stop after 90s, 10m, 2h, 1d (total).")
+@click.option("--count", type=click.IntRange(min=0), help="Check this many programs (total).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--generator", default="graph", show_default=True, help="Registry name or mod:fn.")
+@click.option("--gen-option", multiple=True, metavar="KEY=VALUE", help="Generator option.")
+@click.option("--out", type=click.Path(path_type=Path), help="Campaign folder (new).")
+@click.option("--resume", type=click.Path(path_type=Path), help="Continue the campaign in DIR.")
+@click.option("--known", type=click.Path(path_type=Path), help="Known signatures, one a line.")
+@click.option("--reduce", is_flag=True, help="Reduce each new bug (needs torchsmith.reduce).")
+@click.option("--reduce-time", default=120.0, show_default=True, help="Seconds per reduction.")
+@click.option("--json", "as_json", is_flag=True, help="Print the final summary as JSON.")
+@click.option("--progress-interval", default=30.0, show_default=True, help="Plain-line period.")
+@check_options
+@click.pass_context
+def fuzz(
+    ctx: click.Context,
+    time_: str | None,
+    count: int | None,
+    jobs: int,
+    generator: str,
+    gen_option: tuple[str, ...],
+    out: Path | None,
+    resume: Path | None,
+    known: Path | None,
+    reduce: bool,
+    reduce_time: float,
+    as_json: bool,
+    progress_interval: float,
+    **kw: Any,
+) -> None:
+    """Generate programs and check them, for --count programs or --time, until Ctrl-C.
+
+    Program i is generated from seed --seed + i. Each compiler bug is localized, stored in
+    DIR/campaign.db and written to DIR/findings/<id>/; findings with one signature form one bug.
+    A campaign killed at any moment continues with --resume DIR. Exit status: 0 no new bugs
+    (bugs listed in --known do not count), 1 new bugs, 2 usage error or failed campaign,
+    130 interrupted.
+    """
+    from torchsmith.campaign import Campaign, CampaignConfig, CampaignError, parse_duration
+    from torchsmith.report.progress import make_progress, print_summary, summary_console
+    from torchsmith.store import DB_NAME, Store
+
+    time_budget = None
+    if time_ is not None:
+        try:
+            time_budget = parse_duration(time_)
+        except ValueError as e:
+            _fail(str(e))
+    if resume is not None:
+        if out is not None:
+            _fail("--resume DIR continues DIR: drop --out")
+        given = [
+            p.opts[0]
+            for p in ctx.command.params
+            if p.name not in _SESSION_OPTIONS and p.name and _explicit(ctx, p.name)
+        ]
+        if given:
+            _fail(f"--resume uses the campaign's own options; drop {', '.join(given)}")
+        if not (resume / DB_NAME).exists():
+            _fail(f"{resume}: no {DB_NAME} to resume")
+        with Store(resume, readonly=True) as store:
+            params = store.params()
+        if not params:
+            _fail(f"{resume}: the campaign has no parameters")
+        config = CampaignConfig.from_params(resume, params)
+        config.jobs = jobs if _explicit(ctx, "jobs") else config.jobs
+        config.count = count if count is not None else config.count
+        config.time_budget = time_budget if time_budget is not None else config.time_budget
+        config.known_file = str(known) if known else config.known_file
+        config.reduce = reduce or config.reduce
+        config.reduce_budget = (
+            reduce_time if _explicit(ctx, "reduce_time") else config.reduce_budget
+        )
+    else:
+        seed = kw.pop("seed")
+        options = build_options(kw)
+        out = out or Path(time.strftime("torchsmith-campaign-%Y%m%d-%H%M%S"))
+        if (out / DB_NAME).exists():
+            _fail(f"{out} already holds a campaign: continue it with --resume {out}")
+        if known is not None and not known.exists():
+            _fail(f"--known {known}: no such file")
+        config = CampaignConfig(
+            out=out,
+            seed=seed,
+            count=count,
+            time_budget=time_budget,
+            jobs=jobs,
+            generator=generator,
+            gen_options=_gen_options(gen_option),
+            options=options,
+            known_file=str(known) if known else None,
+            reduce=reduce,
+            reduce_budget=reduce_time,
+        )
+    if config.reduce:
+        from torchsmith.campaign import _reducer
+
+        if _reducer() is None:
+            click.echo(
+                "torchsmith: --reduce: torchsmith.reduce is not available; skipped", err=True
+            )
+    _sigterm_as_interrupt()
+    progress = make_progress(progress_interval, quiet=as_json)
+    console = summary_console(stderr=as_json)
+    interrupted = False
+    summary: dict[str, Any] | None = None
+    click.echo(f"torchsmith: campaign {config.out} (seed {config.seed})", err=True)
+    try:
+        with progress:
+            campaign = Campaign(config, progress=progress, resume=resume is not None)
+            try:
+                summary = campaign.run()
+            except KeyboardInterrupt:
+                interrupted = True
+    except (CampaignError, ValueError) as e:
+        click.echo(f"torchsmith: {e}", err=True)
+        if resume is None and (config.out / DB_NAME).exists():
+            click.echo(f"torchsmith: continue with --resume {config.out}", err=True)
+        sys.exit(EXIT_USAGE)
+    if summary is None:
+        summary = _read_summary(config.out, config.known_file)
+    if as_json:
+        click.echo(json.dumps(summary, default=str))
+    else:
+        print_summary(summary, console)
+    if interrupted:
+        click.echo(f"torchsmith: interrupted; continue with --resume {config.out}", err=True)
+        sys.exit(130)
+    if summary["state"] == "stopped" and config.time_budget is not None:
+        click.echo(
+            f"torchsmith: time is up; go on with --resume {config.out} --time LONGER", err=True
+        )
+    new_bugs = [b for b in summary["bug_list"] if not b["known"]]
+    sys.exit(1 if new_bugs else 0)
+
+
+def _read_summary(folder: Path, known_file: str | None) -> dict[str, Any]:
+    from torchsmith.campaign import summarize
+    from torchsmith.dedup import load_known
+    from torchsmith.store import Store
+
+    known = load_known(known_file) if known_file and Path(known_file).exists() else None
+    with Store(folder, readonly=True) as store:
+        return summarize(store, known)
+
+
+@click.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--known", type=click.Path(exists=True, path_type=Path), help="Re-mark known bugs.")
+@click.option("--json", "as_json", is_flag=True, help="The summary as JSON.")
+def status(folder: Path, known: Path | None, as_json: bool) -> None:
+    """Show the campaign in FOLDER, running or finished (reads campaign.db read-only)."""
+    from torchsmith.report.progress import print_summary, summary_console
+    from torchsmith.store import DB_NAME
+
+    if not (folder / DB_NAME).exists():
+        _fail(f"{folder}: no {DB_NAME} (not a campaign folder)")
+    try:
+        summary = _read_summary(folder, str(known) if known else None)
+    except Exception as e:  # a locked or damaged database: say so, not a traceback
+        _fail(f"{folder}: cannot read the campaign: {e}")
+        return
+    if not known:  # the list the campaign was started with, if it is still there
+        kf = summary["params"].get("known_file")
+        if kf and Path(kf).exists():
+            summary = _read_summary(folder, kf)
+    if as_json:
+        click.echo(json.dumps(summary, default=str))
+        return
+    console = summary_console()
+    print_summary(summary, console)
+    p = summary["params"]
+    budget = []
+    if p.get("count") is not None:
+        budget.append(f"count {p['count']}")
+    if p.get("time_budget") is not None:
+        budget.append(f"time {p['time_budget']:g}s")
+    console.print(
+        f"generator {p.get('generator')} (seed {p.get('seed')}), {p.get('jobs')} jobs"
+        + (f", {', '.join(budget)}" if budget else ""),
+        highlight=False,
+        markup=False,
+    )
+    if summary["state"] in ("killed", "interrupted", "stopped"):
+        console.print(f"continue with: torchsmith fuzz --resume {folder}", markup=False)

@@ -1,0 +1,195 @@
+"""A pool of N long-lived workers for a campaign: one thread per slot, each owning a Worker.
+
+Why threads and not a process pool: the work happens in the worker processes (one per slot,
+crash-safe, see :mod:`torchsmith.execute.pool`); a slot's thread only generates a program,
+writes the job to its worker and waits on the pipe, so the GIL is not the bottleneck, and every
+slot shares the campaign's store writer, seed source, counters and display without pickling.
+A slot whose worker dies, hangs or passes its memory cap gets a fresh worker on its next job;
+:meth:`Slot.abort` kills a worker from outside (the campaign's deadline or Ctrl-C).
+
+Cores are shared out: each worker gets ``OMP_NUM_THREADS = cores // jobs`` (intra-op threads and
+Inductor's generated OpenMP code) and ``TORCHINDUCTOR_COMPILE_THREADS = 1`` (no compile pool per
+worker), so ``--jobs`` workers do not oversubscribe the machine; values the user exported win.
+
+Memory that creeps up across programs (caches Dynamo's reset does not free) must not be blamed
+on whichever program happens to cross the cap: between programs a slot retires its worker when
+its resident memory passes ``retire_rss_fraction`` of the cap or after ``retire_after_jobs``
+jobs; the next program starts a fresh one. Retirements are counted apart from deaths.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from torchsmith.execute.pool import JobOutcome, Worker, rss_mb
+
+LOG_ROTATE_BYTES = 64 << 20
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def worker_env(jobs: int, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a campaign worker: its share of the cores, one compile thread."""
+    env = dict(os.environ if base is None else base)
+    threads = str(max(1, available_cores() // max(1, jobs)))
+    env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    env.setdefault("OMP_NUM_THREADS", threads)
+    env.setdefault("MKL_NUM_THREADS", env["OMP_NUM_THREADS"])
+    # the parent's import path, so programs and in-worker tools import what the parent sees
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    return env
+
+
+class CampaignWorker(Worker):
+    """A Worker that also adds up the time its jobs spent inside the worker.
+
+    ``work_s`` is the sum of the per-phase seconds the worker measured (load, eager, fp64,
+    compiled, ...) over every job since :meth:`reset_work`; ``jobs_wall_s`` the parent-side wall
+    time of those jobs. The difference is protocol, (re)start and scheduling overhead.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.work_s = 0.0
+        self.jobs_wall_s = 0.0
+        self.jobs_since_start = 0
+
+    def reset_work(self) -> None:
+        self.work_s = 0.0
+        self.jobs_wall_s = 0.0
+
+    def start(self) -> None:
+        self.jobs_since_start = 0
+        super().start()
+
+    def run(self, request: dict[str, Any], timeout: float) -> JobOutcome:
+        out = super().run(request, timeout)
+        self.jobs_since_start += 1
+        self.jobs_wall_s += out.wall
+        timings = (out.result or {}).get("timings") or {}
+        self.work_s += sum(v for v in timings.values() if isinstance(v, int | float))
+        return out
+
+
+class Slot:
+    """One place in the pool: an index, a worker and (while running) a thread."""
+
+    def __init__(
+        self,
+        index: int,
+        memory_mb: int,
+        env: dict[str, str],
+        log_dir: Path,
+        retire_rss_fraction: float = 0.5,
+        retire_after_jobs: int = 2000,
+    ) -> None:
+        self.index = index
+        self.worker = CampaignWorker(memory_mb=memory_mb, env=env, log_dir=log_dir)
+        self.retire_rss_fraction = retire_rss_fraction
+        self.retire_after_jobs = retire_after_jobs
+        self.retirements = 0
+        self.aborted = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+
+    def kill(self) -> None:
+        """Kill the worker's process group from any thread; its job then ends as ``died``."""
+        proc = self.worker.proc
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def abort(self) -> None:
+        self.aborted.set()
+        self.kill()
+
+    def after_program(self) -> bool:
+        """Between programs: retire a bloated or old worker, trim its log. True if retired."""
+        w = self.worker
+        if w.log_path.exists() and w.log_path.stat().st_size > LOG_ROTATE_BYTES:
+            os.truncate(w.log_path, 0)  # the child appends (O_APPEND): safe while it runs
+        if not w.alive or w.proc is None:
+            return False
+        too_big = rss_mb(w.proc.pid) > self.retire_rss_fraction * w.memory_mb
+        if too_big or w.jobs_since_start >= self.retire_after_jobs:
+            w.close()
+            self.retirements += 1
+            return True
+        return False
+
+
+class WorkerPool:
+    """``jobs`` slots, each run by its own thread through ``body(slot)``."""
+
+    def __init__(
+        self,
+        jobs: int,
+        memory_mb: int,
+        log_root: Path,
+        env: dict[str, str] | None = None,
+        **slot_kw: Any,
+    ) -> None:
+        env = env if env is not None else worker_env(jobs)
+        self.slots = [
+            Slot(i, memory_mb, env, Path(log_root) / f"slot-{i}", **slot_kw) for i in range(jobs)
+        ]
+
+    def start(self, body: Callable[[Slot], None]) -> None:
+        def run(slot: Slot) -> None:
+            try:
+                body(slot)
+            except BaseException as e:  # surfaced by the campaign, never swallowed
+                slot.error = e
+
+        for slot in self.slots:
+            slot.thread = threading.Thread(
+                target=run, args=(slot,), name=f"torchsmith-slot-{slot.index}", daemon=True
+            )
+            slot.thread.start()
+
+    def alive(self) -> bool:
+        return any(s.thread is not None and s.thread.is_alive() for s in self.slots)
+
+    def join(self, timeout: float) -> None:
+        for s in self.slots:
+            if s.thread is not None:
+                s.thread.join(timeout / max(1, len(self.slots)))
+
+    def abort(self) -> None:
+        for s in self.slots:
+            s.abort()
+
+    def errors(self) -> list[BaseException]:
+        return [s.error for s in self.slots if s.error is not None]
+
+    @property
+    def retirements(self) -> int:
+        return sum(s.retirements for s in self.slots)
+
+    def stop(self, grace: float = 30.0) -> None:
+        """Abort every slot and wait for the threads, killing again while they linger (a worker
+        may have been starting when the first kill came)."""
+        deadline = time.monotonic() + grace
+        while self.alive() and time.monotonic() < deadline:
+            self.abort()
+            self.join(0.5)
+
+    def close(self) -> None:
+        if self.alive():
+            self.stop()
+        for s in self.slots:
+            s.worker.close()

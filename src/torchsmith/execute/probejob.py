@@ -1,0 +1,277 @@
+"""Inside a worker: the sensitivity probe's runs, and the re-judged verdict they lead to.
+
+:class:`Probe` runs the eager variants of :mod:`torchsmith.execute.perturb` and
+:mod:`torchsmith.execute.boundary` once per candidate and hands their outputs to the decisions in
+:mod:`torchsmith.sensitivity`; :func:`probe_judgement` is the step ``checkjob`` calls on every
+candidate ``mismatch`` and ``nan-mismatch``; :func:`sensitivity_job` is the same probe without a
+compile, for generators.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import torch
+
+from torchsmith.oracle import Judgement, compare, compare_leaf, flatten
+from torchsmith.sensitivity import (
+    CANDIDATES,
+    MARGIN,
+    MAX_PAIRS,
+    PAIRS,
+    PERTURB_SCALE,
+    LeafJudgement,
+    explain,
+    judge,
+    leaf_map,
+    verdict_of,
+)
+from torchsmith.verdict import Verdict
+
+
+class Probe:
+    """Eager variants of one loaded program, run once and reused for outputs and gradients."""
+
+    def __init__(self, loaded: Any, options: Any, dtype: torch.dtype | None) -> None:
+        self.loaded, self.options, self.dtype = loaded, options, dtype
+        self.reference: tuple[Any, Any] | None = None
+        self.reference_changed = False
+        self.runs: dict[str, tuple[Any, Any]] = {}
+        self.failed: dict[str, str] = {}
+        self.pairs = 0
+        self.seconds = 0.0
+        self.started = False
+
+    def _run(self, name: str, dtype: torch.dtype | None, **kw: Any) -> tuple[Any, Any] | None:
+        from torchsmith.execute import runtime
+
+        t0 = time.perf_counter()
+        try:
+            return runtime.run_model(
+                self.loaded, self.options, backend=None, dtype=dtype, grad=self.options.grad, **kw
+            )
+        except Exception as e:  # a variant that cannot run explains nothing
+            self.failed[name] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200]}"
+            return None
+        finally:
+            self.seconds += time.perf_counter() - t0
+
+    def start(self) -> None:
+        from torchsmith.execute import perturb
+        from torchsmith.execute.boundary import BoundaryMode
+
+        if self.started:
+            return
+        self.started = True
+        grad = self.options.grad
+        wide = perturb.PrecisionMode(torch.float64)
+        self.reference = self._run("fp64-upcast", torch.float64, context=lambda: wide)
+        self.reference_changed = wide.changed > 0
+        up = perturb.PrecisionMode(torch.float32)
+        raised = perturb.RaisePrecision(torch.float32, grad)
+        upcast = self._run("fp32-intermediates", self.dtype, transform=raised, context=lambda: up)
+        if upcast is not None and (up.low_seen or raised.raised):
+            self.runs["fp32-intermediates"] = upcast
+        for side in (1, -1):
+            mode = BoundaryMode(side, MARGIN)
+            out = self._run(f"boundary{side:+d}", self.dtype, context=lambda m=mode: m)
+            if out is not None:
+                self.runs[f"boundary{side:+d}"] = out
+        for _ in range(PAIRS):
+            self.add_pair()
+
+    def add_pair(self) -> None:
+        """Two antithetic pairs: inputs perturbed (+u, -u), and every rounding done otherwise
+        (results moved by +u/-u, reductions added forward/backward)."""
+        from torchsmith.execute import perturb
+
+        seed = 7919 * (self.options.seed + 1) + 104729 * self.pairs
+        self.pairs += 1
+        for sign in (1.0, -1.0):
+            mark = "+" if sign > 0 else "-"
+            t = perturb.perturb_inputs(seed, sign, PERTURB_SCALE)
+            out = self._run(f"perturbed{self.pairs}{mark}", self.dtype, transform=t)
+            if out is not None:
+                self.runs[f"perturbed{self.pairs}{mark}"] = out
+            mode = perturb.RoundingMode(seed, sign, PERTURB_SCALE)
+            out = self._run(f"rounding{self.pairs}{mark}", self.dtype, context=lambda m=mode: m)
+            if out is not None:
+                self.runs[f"rounding{self.pairs}{mark}"] = out
+
+    def judge(self, part: int, ref: Any, res: Any, fp64: Any, prefix: str) -> list[LeafJudgement]:
+        """Judge ``part`` (0 outputs, 1 gradients), adding perturbed pairs while it helps."""
+        self.start()
+        while True:
+            runs = {k: _cast_like(v[part], ref) for k, v in self.runs.items()}
+            better = self.reference[part] if self.reference is not None else None
+            leaves = judge(ref, res, fp64, better, runs, self.options.tol, prefix)
+            bad = [j for j in leaves if not j.explained]
+            if not bad or not all(j.inconclusive for j in bad) or self.pairs >= MAX_PAIRS:
+                return leaves
+            self.add_pair()
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "runs": sorted(self.runs),
+            "reference": "fp64-upcast" if self.reference is not None else "fp64",
+            "reference_upcasts_casts": self.reference_changed,
+            "failed_runs": self.failed,
+            "perturbed_pairs": self.pairs,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+def _cast_like(out: Any, like: Any) -> Any:
+    """Round a run's float outputs to eager's output dtypes (what a compiled kernel stores)."""
+    if isinstance(out, torch.Tensor) and isinstance(like, torch.Tensor):
+        if out.dtype != like.dtype and out.is_floating_point() and like.is_floating_point():
+            return out.to(like.dtype)
+        return out
+    if isinstance(out, list | tuple) and isinstance(like, list | tuple) and len(out) == len(like):
+        return type(like)(_cast_like(o, lk) for o, lk in zip(out, like, strict=True))
+    if isinstance(out, dict) and isinstance(like, dict):
+        return {k: _cast_like(v, like.get(k)) for k, v in out.items()}
+    return out
+
+
+def probe_judgement(
+    loaded: Any,
+    options: Any,
+    dtype: torch.dtype | None,
+    outputs: tuple[Any, Any, Any],
+    grads: tuple[Any, Any, Any],
+    judged: Judgement,
+) -> Judgement:
+    """Re-judge a candidate from ``oracle.compare`` with the probe (in the worker).
+
+    ``outputs`` and ``grads`` are (eager, compiled, fp64) triples; ``judged`` is the candidate.
+    A probe that fails in itself leaves the candidate standing, with the error in the evidence.
+    """
+    try:
+        return _probe_judgement(loaded, options, dtype, outputs, grads, judged)
+    except Exception as e:  # never lose a verdict to the probe's own failure
+        judged.evidence["probe"] = {"error": f"{type(e).__name__}: {e}"[:500]}
+        return judged
+
+
+def _probe_judgement(
+    loaded: Any,
+    options: Any,
+    dtype: torch.dtype | None,
+    outputs: tuple[Any, Any, Any],
+    grads: tuple[Any, Any, Any],
+    judged: Judgement,
+) -> Judgement:
+    probe = Probe(loaded, options, dtype)
+    is_grad = str(judged.evidence.get("output", "out")).startswith("grad")
+    leaves = probe.judge(
+        int(is_grad), *(grads if is_grad else outputs), "grad" if is_grad else "out"
+    )
+    verdict = verdict_of(leaves)
+    if verdict in (Verdict.PASS, Verdict.UNSTABLE) and not is_grad and options.grad:
+        jg = compare(grads[0], grads[1], grads[2], options.tol, prefix="grad")
+        if jg.verdict not in (Verdict.PASS, *CANDIDATES):
+            return jg
+        if jg.verdict in CANDIDATES:
+            more = probe.judge(1, *grads, "grad")
+            leaves += more
+            if verdict_of(more) in CANDIDATES:
+                judged, verdict = jg, verdict_of(more)
+            elif verdict_of(more) is Verdict.UNSTABLE:
+                verdict = Verdict.UNSTABLE
+    return _finish(judged, verdict, leaves, probe, options, outputs, grads)
+
+
+def _finish(
+    judged: Judgement,
+    verdict: Verdict,
+    leaves: list[LeafJudgement],
+    probe: Probe,
+    options: Any,
+    outputs: tuple[Any, Any, Any],
+    grads: tuple[Any, Any, Any],
+) -> Judgement:
+    summary = probe.summary()
+    summary["candidate"] = judged.verdict.value
+    summary["candidate_reason"] = judged.reason
+    summary["leaves"] = [j.to_dict() for j in leaves]
+    evidence = dict(judged.evidence)
+    evidence["probe"] = summary
+    if verdict in (Verdict.PASS, Verdict.UNSTABLE):
+        reason = "; ".join(explain(j) for j in leaves if j.explained)
+        if verdict is Verdict.UNSTABLE:
+            reason = "numerically unstable, not judged a bug: " + reason
+        return Judgement(verdict, reason, evidence)
+    bad = [j for j in leaves if not j.explained]
+    first = next((j for j in bad if j.kind == "nan"), bad[0])
+    if first.output != evidence.get("output") and first.kind != "value":
+        prefix = "grad" if first.output.startswith("grad") else "out"
+        ref, res, fp64 = grads if prefix == "grad" else outputs
+        f64s = leaf_map(fp64, prefix) or {}
+        fresh = compare_leaf(
+            first.output,
+            dict(flatten(ref, prefix))[first.output],
+            dict(flatten(res, prefix))[first.output],
+            f64s.get(first.output),
+            options.tol,
+        )
+        if fresh is not None:
+            evidence.update(fresh.evidence)
+            judged = Judgement(fresh.verdict, fresh.reason, evidence)
+    if first.confidence is not None:
+        evidence["confidence"] = first.confidence
+    evidence["failing_outputs"] = [j.output for j in bad]
+    return Judgement(verdict, judged.reason, evidence)
+
+
+# -- for generators ------------------------------------------------------------------------------
+def sensitivity_job(program: Any, options: Any, emit: Any) -> dict[str, Any]:
+    """Worker job: is ``program`` numerically unstable in eager alone, before any compile?
+
+    Runs the probe's eager variants and asks the oracle about each as if it were the compiled
+    result (against the float64 run that upcasts the program's own casts). A variant the oracle
+    would flag means a correct compiler could be flagged too: mismatches found on this program
+    will come out ``unstable``. Generators call it through the worker protocol::
+
+        worker.run({"kind": "call", "function": "torchsmith.execute.probejob:sensitivity_job",
+                    "program": program.to_dict(), "options": options.to_dict()}, timeout)
+
+    and get ``{"unstable": bool, "flagged": [{"run", "verdict", "output", "reason"}], "runs",
+    "seconds"}``; ``unstable`` is None when the program does not run in eager.
+    """
+    from torchsmith.execute import runtime
+    from torchsmith.verdict import Phase
+
+    emit(Phase.EAGER)
+    t0 = time.perf_counter()
+    dtype = runtime.resolve_dtype(options.dtype)
+    with runtime.compiler_config(options):
+        try:
+            loaded = runtime.load(program, options.seed)
+            ref, _ = runtime.run_model(
+                loaded, options, backend=None, dtype=dtype, grad=options.grad
+            )
+        except Exception as e:
+            return {"unstable": None, "error": f"{type(e).__name__}: {e}"[:300]}
+        probe = Probe(loaded, options, dtype)
+        probe.start()
+        better = probe.reference or (None, None)
+        flagged = []
+        for name, (out, _) in sorted(probe.runs.items()):
+            j = compare(ref, _cast_like(out, ref), better[0], options.tol)
+            if j.verdict is not Verdict.PASS:
+                flagged.append(
+                    {
+                        "run": name,
+                        "verdict": j.verdict.value,
+                        "output": j.evidence.get("output"),
+                        "reason": j.reason[:300],
+                    }
+                )
+    return {
+        "unstable": bool(flagged),
+        "flagged": flagged,
+        "runs": sorted(probe.runs),
+        "seconds": round(time.perf_counter() - t0, 4),
+    }

@@ -1,0 +1,28 @@
+"""Source-level reduction of torch.compile failures: smaller programs that fail the same way.
+
+Public API::
+
+    reduce_program(program, options, *, workers=1, time_budget=300.0) -> ReductionResult
+    reduce_finding(finding, worker, *, options=None, time_budget=120.0) -> Finding | None
+
+See :class:`~torchsmith.reduce.driver.Reducer` for the contract and ``notes/reduction.md`` for
+the design.
+"""
+
+from torchsmith.reduce.driver import (
+    Reducer,
+    ReductionResult,
+    reduce_finding,
+    reduce_program,
+    script_reproduces,
+    write_reduced,
+)
+
+__all__ = [
+    "Reducer",
+    "ReductionResult",
+    "reduce_finding",
+    "reduce_program",
+    "script_reproduces",
+    "write_reduced",
+]

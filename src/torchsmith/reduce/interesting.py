@@ -1,0 +1,174 @@
+"""The interestingness test: does a candidate still fail *the same way*?
+
+"The same way" is strict, because a loose test is how PyTorch's minifier drifts (its after-dynamo
+mode accepts any exception 50 % similar to the first; pytorch#93594 turned an accuracy failure
+into an unrelated runtime failure). A candidate is interesting only when all of these hold:
+
+* run under the rung of the original stage (``inductor`` for an Inductor bug, ``eager`` for a
+  Dynamo bug, ...), it is a compiler bug (a failure verdict in the compiled phase) with the same
+  verdict, so ``invalid``, ``unstable``, ``nondeterministic``, a crash instead of a mismatch or a
+  mismatch instead of a crash are all rejected;
+* its :func:`failure_key` equals the original's: a crash keeps its exception type and normalized
+  message; a mismatch stays a ``same()`` failure judged against fp64 (not merely some difference)
+  on the same kind of output (forward values, non-float values, gradients);
+* under the rung just below it does not fail the same way, nor fail where the original passed:
+  the stage did not move. Only one rung below is run, not the whole ladder (the cost stays at two
+  worker jobs for a success and one for most failures); the final reduced program is localized on
+  the full ladder once by the driver.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+from torchsmith.check import _request, outcome_to_result
+from torchsmith.dedup import normalize_message
+from torchsmith.execute.pool import Worker
+from torchsmith.localize import LADDER, RUNG_STAGE
+from torchsmith.options import CheckOptions
+from torchsmith.program.format import Program
+from torchsmith.reduce.probe import FUNCTION as PROBE_FUNCTION
+from torchsmith.reduce.probe import Records, instrument
+from torchsmith.verdict import CheckResult, Stage, Verdict
+
+_CRASHES = {Verdict.CRASH}
+
+
+def failure_key(result: CheckResult) -> tuple[str, ...]:
+    """What must not change about a failure while it is reduced (besides verdict and stage)."""
+    v, ev = result.verdict, result.evidence
+    if v in _CRASHES:
+        exc = str(ev.get("root_type") or ev.get("exc_type") or "").rsplit(".", 1)[-1]
+        return (v.value, exc, normalize_message(str(ev.get("message", ""))))
+    if v is Verdict.DIED:
+        if ev.get("memory_exceeded"):
+            return (v.value, "memory")
+        return (v.value, str(ev.get("signal") or f"exit {ev.get('returncode')}"))
+    where = "grad" if str(ev.get("output", "")).startswith("grad") else "out"
+    if v is Verdict.MISMATCH:
+        figs = ev.get("figures") or {}
+        if "differ" in ev:
+            kind = "non-float"
+        elif "compiled_vs_fp64" in figs:
+            kind = "same-vs-fp64"
+        elif figs:
+            kind = "same-without-fp64"
+        else:
+            kind = "python-value"
+        return (v.value, kind, where)
+    return (v.value, where)
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """The failure a reduction must keep, and the rungs that show it."""
+
+    verdict: Verdict
+    stage: Stage | None
+    key: tuple[str, ...]
+    rung: str  # the backend run for every candidate
+    below: str | None  # the rung below it (must not fail the same way), None for Dynamo
+    below_verdict: str | None  # what the original gave there ("pass" when it was not run)
+    reason: str = ""
+
+    @classmethod
+    def from_result(cls, result: CheckResult, options: CheckOptions) -> Target:
+        stage = result.stage
+        rung = options.backend
+        for backend, s in RUNG_STAGE.items():
+            if s is stage:
+                rung = backend
+        below = None
+        if rung in LADDER and LADDER.index(rung) > 0:
+            below = LADDER[LADDER.index(rung) - 1]
+        elif rung not in LADDER and stage is Stage.BACKEND:
+            below = LADDER[2]
+        if stage in (None, Stage.UNKNOWN):
+            below = None
+        below_verdict = result.ladder.get(below, "pass") if below else None
+        if below_verdict == "not run":
+            below_verdict = "pass"
+        return cls(
+            result.verdict, stage, failure_key(result), rung, below, below_verdict, result.reason
+        )
+
+    def describe(self) -> str:
+        stage = self.stage.value if self.stage else "unlocalized"
+        return f"{self.verdict.value} at {stage} {'/'.join(self.key[1:])}".strip()
+
+    def matches(self, result: CheckResult) -> bool:
+        return result.is_bug and result.verdict is self.verdict and failure_key(result) == self.key
+
+
+@dataclasses.dataclass
+class Attempt:
+    """One candidate's test: interesting or not, and why."""
+
+    interesting: bool
+    verdict: str  # what the stage's rung gave (or "skipped")
+    reason: str = ""
+    jobs: int = 0
+    seconds: float = 0.0
+
+
+class Judge:
+    """Runs candidates in one crash-safe worker. Not thread-safe: one per thread."""
+
+    def __init__(
+        self, worker: Worker, options: CheckOptions, target: Target, timeout: float | None = None
+    ) -> None:
+        self.worker = worker
+        self.options = options.replace(localize=False, bisect=False)
+        self.target = target
+        self.timeout = timeout or options.timeout
+        self.jobs = 0
+
+    def run(self, program: Program, backend: str) -> CheckResult:
+        self.jobs += 1
+        self.worker.memory_mb = self.options.memory_mb
+        out = self.worker.run(
+            _request("check", program, self.options, backend=backend), self.timeout
+        )
+        return outcome_to_result(out, program, self.options)
+
+    def test(self, program: Program) -> Attempt:
+        t0 = time.monotonic()
+        jobs0 = self.jobs
+        tgt = self.target
+
+        def done(ok: bool, verdict: str, reason: str = "") -> Attempt:
+            return Attempt(ok, verdict, reason, self.jobs - jobs0, round(time.monotonic() - t0, 3))
+
+        r = self.run(program, tgt.rung)
+        if not tgt.matches(r):
+            what = r.verdict.value
+            if r.verdict is tgt.verdict and not r.is_bug:
+                what += f" in {r.phase.value if r.phase else '?'}"
+            elif r.verdict is tgt.verdict:
+                what += f" of another kind ({'/'.join(failure_key(r)[1:])})"
+            return done(False, r.verdict.value, f"{what} at {tgt.rung}: {r.reason[:160]}")
+        if tgt.below:
+            low = self.run(program, tgt.below)
+            moved = low.is_bug and low.verdict is tgt.verdict
+            new = low.verdict.value != tgt.below_verdict and low.verdict is not Verdict.PASS
+            if moved or new:
+                return done(
+                    False,
+                    r.verdict.value,
+                    f"{low.verdict.value} already at {tgt.below}: the stage would move",
+                )
+        return done(True, r.verdict.value)
+
+    def probe(self, program: Program) -> Records | None:
+        """The intermediate values of ``program``'s forward (None when it cannot be probed)."""
+        inst = instrument(program)
+        if inst is None:
+            return None
+        req: dict[str, Any] = _request("call", inst, self.options, function=PROBE_FUNCTION)
+        self.jobs += 1
+        out = self.worker.run(req, self.timeout)
+        if out.status != "result" or not out.result:
+            return None
+        return [(int(i), str(n), d) for i, n, d in out.result["records"]]

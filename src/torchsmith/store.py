@@ -1,0 +1,439 @@
+"""The campaign store: one SQLite database (``campaign.db``, WAL) in the campaign folder.
+
+Tables (schema :data:`SCHEMA`, kept in ``PRAGMA user_version``):
+
+* ``campaign(key, value)``: the campaign's parameters and state as JSON values (``seed``,
+  ``count``, ``time_budget``, ``generator``, ``gen_options``, ``options``, ``known``, ``state``,
+  ``elapsed_s``, ``pid``, ``heartbeat``, ...), so ``--resume`` continues with the same options
+  and ``torchsmith status`` can tell a running campaign from a dead one;
+* ``programs``: one row per seed (the primary key: a seed is recorded at most once): generator,
+  program name and digest, verdict, phase, stage, symptom, category (``bug`` a compiler bug,
+  ``fault`` a death or hang outside the compiled phases, ``-`` otherwise), signature, readable
+  signature, known flag, finding id, size (code lines, ops), per-phase timings, seconds spent in
+  the worker, wall seconds, worker deaths, options id, error;
+* ``options(id, json)``: check options by content hash (rows name theirs by id);
+* ``aliases(raw, bug)`` and ``bug_notes(signature, readable, reduced_finding, refined_from)``:
+  signature refinements. :meth:`Store.set_bug_signature` (the reducer's hook) maps a bug's
+  signature to a finer one; rows keep the signature they were recorded with and are grouped by
+  ``COALESCE(aliases.bug, programs.signature)``.
+
+Crash safety: a seed's row is written in one transaction, after its finding folder; a seed
+without a row is checked again on resume (and its folder rewritten: ids are idempotent). WAL with
+``synchronous=NORMAL`` survives SIGKILL of the writer (not power loss of the last transaction).
+One writer at a time: the campaign funnels every write through one thread
+(:class:`Writer`); ``torchsmith status`` opens the file read-only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+DB_NAME = "campaign.db"
+SCHEMA = 1
+HEARTBEAT_S = 5.0
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS campaign (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS options (id TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS programs (
+    seed INTEGER PRIMARY KEY,
+    generator TEXT NOT NULL,
+    name TEXT, digest TEXT,
+    status TEXT NOT NULL,          -- checked | no-program | error
+    verdict TEXT, phase TEXT, stage TEXT, symptom TEXT,
+    category TEXT NOT NULL DEFAULT '-',   -- bug | fault | -
+    signature TEXT, readable TEXT, known INTEGER NOT NULL DEFAULT 0,
+    finding TEXT, lines INTEGER, ops INTEGER,
+    reason TEXT, timings TEXT,
+    work_s REAL, gen_s REAL, wall_s REAL,
+    worker_deaths INTEGER NOT NULL DEFAULT 0,
+    options_id TEXT, error TEXT,
+    recorded REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS programs_signature ON programs(signature) WHERE signature IS NOT NULL;
+CREATE TABLE IF NOT EXISTS aliases (raw TEXT PRIMARY KEY, bug TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bug_notes (
+    signature TEXT PRIMARY KEY, readable TEXT, reduced_finding TEXT, refined_from TEXT
+);
+"""
+
+#: Verdicts for which the program ran in eager: it was a valid test of the compiler.
+VALID_VERDICTS = {"pass", "unstable", "crash", "mismatch", "nan-mismatch", "meta-mismatch"}
+
+
+@dataclasses.dataclass
+class ProgramRow:
+    """What the campaign records for one seed."""
+
+    seed: int
+    generator: str
+    status: str = "checked"
+    name: str | None = None
+    digest: str | None = None
+    verdict: str | None = None
+    phase: str | None = None
+    stage: str | None = None
+    symptom: str | None = None
+    category: str = "-"
+    signature: str | None = None
+    readable: str | None = None
+    known: bool = False
+    finding: str | None = None
+    lines: int | None = None
+    ops: int | None = None
+    reason: str | None = None
+    timings: dict[str, float] = dataclasses.field(default_factory=dict)
+    work_s: float = 0.0
+    gen_s: float = 0.0
+    wall_s: float = 0.0
+    worker_deaths: int = 0
+    options: dict[str, Any] | None = None
+    error: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.category == "bug" or self.verdict in VALID_VERDICTS
+
+
+@dataclasses.dataclass
+class RecordAck:
+    """The writer's answer to :meth:`Store.record`."""
+
+    inserted: bool  # False: the seed was already recorded (nothing changed)
+    bug: str | None = None  # the bug's current signature (after refinements)
+    new_bug: bool = False  # first finding with that signature in this campaign
+
+
+@dataclasses.dataclass
+class Bug:
+    """Findings with one signature."""
+
+    signature: str
+    readable: str
+    category: str  # bug | fault
+    count: int
+    verdicts: list[str]
+    stage: str | None
+    known: bool
+    smallest: str | None  # finding id of the smallest example
+    smallest_size: tuple[int, int]
+    first_seed: int
+    seeds: list[int]
+    reduced_finding: str | None = None
+    raw_signatures: list[str] = dataclasses.field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["seeds"] = self.seeds[:20]
+        return d
+
+
+def options_id(options: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class Store:
+    """One connection to a campaign database. Not thread-safe: one thread per Store."""
+
+    def __init__(self, path: str | Path, readonly: bool = False) -> None:
+        path = Path(path)
+        if path.is_dir():
+            path = path / DB_NAME
+        self.path = path
+        self.readonly = readonly
+        if readonly:
+            if not path.exists():
+                raise FileNotFoundError(f"{path}: no campaign database")
+            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self._migrate()
+        self.db.row_factory = sqlite3.Row
+        self._known_options: set[str] = set()
+
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA:
+            raise RuntimeError(f"{self.path}: schema {version} is newer than this torchsmith's")
+        self.db.executescript(_DDL)
+        self.db.execute(f"PRAGMA user_version={SCHEMA}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- campaign parameters and state ------------------------------------------------------------
+    def params(self) -> dict[str, Any]:
+        rows = self.db.execute("SELECT key, value FROM campaign").fetchall()
+        return {r["key"]: json.loads(r["value"]) for r in rows}
+
+    def set_params(self, **values: Any) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "INSERT INTO campaign(key, value) VALUES (?, ?)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [(k, json.dumps(v, default=str)) for k, v in values.items()],
+            )
+
+    def heartbeat(self, elapsed_s: float | None = None) -> None:
+        values: dict[str, Any] = {"heartbeat": time.time()}
+        if elapsed_s is not None:
+            values["elapsed_s"] = round(elapsed_s, 3)
+        self.set_params(**values)
+
+    # -- programs ---------------------------------------------------------------------------------
+    def recorded_seeds(self) -> set[int]:
+        return {r[0] for r in self.db.execute("SELECT seed FROM programs")}
+
+    def _bug_of(self, sig: str) -> str:
+        row = self.db.execute("SELECT bug FROM aliases WHERE raw = ?", (sig,)).fetchone()
+        return row[0] if row else sig
+
+    def _has_bug(self, bug: str) -> bool:
+        q = (
+            "SELECT 1 FROM programs p LEFT JOIN aliases a ON a.raw = p.signature"
+            " WHERE p.finding IS NOT NULL AND COALESCE(a.bug, p.signature) = ? LIMIT 1"
+        )
+        return self.db.execute(q, (bug,)).fetchone() is not None
+
+    def record(self, row: ProgramRow) -> RecordAck:
+        """Insert ``row`` in one transaction; a seed already recorded is left as it is."""
+        oid = None
+        if row.options is not None:
+            oid = options_id(row.options)
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            if self.db.execute("SELECT 1 FROM programs WHERE seed = ?", (row.seed,)).fetchone():
+                return RecordAck(inserted=False)
+            if oid is not None and oid not in self._known_options:
+                self.db.execute(
+                    "INSERT OR IGNORE INTO options(id, json) VALUES (?, ?)",
+                    (oid, json.dumps(row.options, sort_keys=True)),
+                )
+            bug = self._bug_of(row.signature) if row.signature else None
+            new_bug = bool(row.finding and bug and not self._has_bug(bug))
+            self.db.execute(
+                "INSERT INTO programs(seed, generator, name, digest, status, verdict, phase, stage,"
+                " symptom, category, signature, readable, known, finding, lines, ops, reason,"
+                " timings, work_s, gen_s, wall_s, worker_deaths, options_id, error, recorded)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row.seed, row.generator, row.name, row.digest, row.status, row.verdict,
+                    row.phase, row.stage, row.symptom, row.category, row.signature, row.readable,
+                    int(row.known), row.finding, row.lines, row.ops, row.reason,
+                    json.dumps(row.timings), row.work_s, row.gen_s, row.wall_s,
+                    row.worker_deaths, oid, row.error, time.time(),
+                ),
+            )  # fmt: skip
+        if oid is not None:
+            self._known_options.add(oid)
+        return RecordAck(inserted=True, bug=bug, new_bug=new_bug)
+
+    def rows(self, where: str = "1", args: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        q = f"SELECT * FROM programs WHERE {where} ORDER BY seed"
+        out = []
+        for r in self.db.execute(q, args):
+            d = dict(r)
+            d["timings"] = json.loads(d["timings"] or "{}")
+            d["known"] = bool(d["known"])
+            out.append(d)
+        return out
+
+    def options_of(self, oid: str) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT json FROM options WHERE id = ?", (oid,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    # -- bugs ---------------------------------------------------------------------------------------
+    def set_bug_signature(
+        self,
+        old: str,
+        new: str,
+        readable: str | None = None,
+        reduced_finding: str | None = None,
+    ) -> None:
+        """Refine a bug: findings recorded under ``old`` (or already mapped to it) now count
+        toward ``new``; bugs that refine to the same ``new`` merge. ``readable`` names ``new`` in
+        words and ``reduced_finding`` is the id (or path) of the reduced example, if any.
+
+        This is the reduction hook: after reducing a bug's smallest example, call it with the
+        signature of the reduced program (``dedup.signature(reduced.result, reduced.program)``).
+        """
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            current = self._bug_of(old)
+            if new != current:
+                self.db.execute("UPDATE aliases SET bug = ? WHERE bug = ?", (new, current))
+                for raw in {old, current} - {new}:
+                    self.db.execute(
+                        "INSERT INTO aliases(raw, bug) VALUES (?, ?)"
+                        " ON CONFLICT(raw) DO UPDATE SET bug = excluded.bug",
+                        (raw, new),
+                    )
+                self.db.execute("DELETE FROM aliases WHERE raw = bug")
+            self.db.execute(
+                "INSERT INTO bug_notes(signature, readable, reduced_finding, refined_from)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT(signature) DO UPDATE SET"
+                " readable = COALESCE(excluded.readable, readable),"
+                " reduced_finding = COALESCE(excluded.reduced_finding, reduced_finding),"
+                " refined_from = COALESCE(excluded.refined_from, refined_from)",
+                (new, readable, reduced_finding, current if new != current else None),
+            )
+
+    def bugs(self, known: set[str] | frozenset[str] | None = None) -> list[Bug]:
+        """Findings grouped by (refined) signature, biggest group first.
+
+        ``known``: mark bugs known by this list (signature or readable form, raw or refined);
+        without it a bug is known when one of its findings was marked known when recorded.
+        """
+        q = (
+            "SELECT COALESCE(a.bug, p.signature) AS bug, p.* FROM programs p"
+            " LEFT JOIN aliases a ON a.raw = p.signature"
+            " WHERE p.finding IS NOT NULL ORDER BY p.seed"
+        )
+        notes = {r["signature"]: dict(r) for r in self.db.execute("SELECT * FROM bug_notes")}
+        groups: dict[str, Bug] = {}
+        for r in self.db.execute(q):
+            sig = r["bug"]
+            size = (r["lines"] or 0, r["ops"] or 0)
+            b = groups.get(sig)
+            if b is None:
+                note = notes.get(sig, {})
+                b = groups[sig] = Bug(
+                    signature=sig,
+                    readable=note.get("readable") or r["readable"] or "",
+                    category=r["category"],
+                    count=0,
+                    verdicts=[],
+                    stage=r["stage"] or r["phase"],
+                    known=False,
+                    smallest=r["finding"],
+                    smallest_size=size,
+                    first_seed=r["seed"],
+                    seeds=[],
+                    reduced_finding=note.get("reduced_finding"),
+                )
+            b.count += 1
+            b.seeds.append(r["seed"])
+            if r["verdict"] not in b.verdicts:
+                b.verdicts.append(r["verdict"])
+            if r["signature"] not in b.raw_signatures:
+                b.raw_signatures.append(r["signature"])
+            if size < b.smallest_size:
+                b.smallest, b.smallest_size = r["finding"], size
+            if known is None:
+                b.known = b.known or bool(r["known"])
+            else:
+                b.known = b.known or r["signature"] in known or (r["readable"] or "") in known
+        if known is not None:
+            for b in groups.values():
+                b.known = b.known or b.signature in known or b.readable in known
+        return sorted(groups.values(), key=lambda b: (-b.count, b.first_seed))
+
+    # -- counts -------------------------------------------------------------------------------------
+    def counts(self) -> dict[str, Any]:
+        """Totals over every recorded seed (what ``status`` and the progress display show)."""
+        verdicts = {
+            (r[0] or r[1]): r[2]
+            for r in self.db.execute(
+                "SELECT verdict, status, COUNT(*) FROM programs GROUP BY verdict, status"
+            )
+        }
+        agg = self.db.execute(
+            "SELECT COUNT(*), SUM(status = 'checked'), SUM(category = 'bug'),"
+            " SUM(category = 'fault'), COALESCE(SUM(worker_deaths), 0),"
+            " COALESCE(SUM(work_s), 0), COALESCE(SUM(wall_s), 0), SUM(status = 'error'),"
+            " MAX(recorded) FROM programs"
+        ).fetchone()
+        placeholders = ",".join("?" * len(VALID_VERDICTS))
+        valid = self.db.execute(
+            f"SELECT COUNT(*) FROM programs WHERE category = 'bug' OR verdict IN ({placeholders})",
+            tuple(VALID_VERDICTS),
+        ).fetchone()[0]
+        return {
+            "programs": agg[0],
+            "checked": agg[1] or 0,
+            "valid": valid,
+            "findings": agg[2] or 0,
+            "faults": agg[3] or 0,
+            "worker_deaths": agg[4],
+            "work_s": round(agg[5], 3),
+            "wall_s": round(agg[6], 3),
+            "errors": agg[7] or 0,
+            "last_recorded": agg[8],
+            "verdicts": verdicts,
+        }
+
+
+# -- the one writer ------------------------------------------------------------------------------
+class Writer:
+    """The only thread that writes ``campaign.db``; others :meth:`call` into it.
+
+    Between requests it refreshes the heartbeat (and the campaign's elapsed seconds) so
+    ``torchsmith status`` can tell a live campaign from one that was killed.
+    """
+
+    def __init__(self, path: Path, elapsed: Callable[[], float | None] | None = None) -> None:
+        self.path = path
+        self.elapsed = elapsed
+        self._q: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...], Future[Any]] | None]
+        self._q = queue.Queue()
+        self._ready: Future[None] = Future()
+        self._thread = threading.Thread(target=self._run, name="torchsmith-writer", daemon=True)
+        self._thread.start()
+        self._ready.result()  # raises if the database cannot be opened
+
+    def _run(self) -> None:
+        try:
+            store = Store(self.path)
+        except BaseException as e:
+            self._ready.set_exception(e)
+            return
+        self._ready.set_result(None)
+        last = 0.0
+        while True:
+            try:
+                item = self._q.get(timeout=HEARTBEAT_S)
+            except queue.Empty:
+                item = ...  # type: ignore[assignment]
+            if item is None:
+                break
+            if item is not ...:
+                fn, args, fut = item
+                try:
+                    fut.set_result(fn(store, *args))
+                except BaseException as e:
+                    fut.set_exception(e)
+            elapsed = self.elapsed() if self.elapsed else None
+            if elapsed is not None and time.monotonic() - last >= HEARTBEAT_S:
+                last = time.monotonic()
+                store.heartbeat(elapsed)
+        store.close()
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn(store, *args)`` in the writer thread and return its result."""
+        fut: Future[Any] = Future()
+        self._q.put((fn, args, fut))
+        return fut.result()
+
+    def close(self) -> None:
+        self._q.put(None)
+        self._thread.join()

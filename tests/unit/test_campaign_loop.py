@@ -1,0 +1,134 @@
+"""The fuzz loop's bookkeeping with a stand-in checker: no worker ever starts (fast)."""
+
+import pytest
+
+import torchsmith.campaign as camp
+from torchsmith.campaign import Campaign, CampaignConfig, CampaignError
+from torchsmith.check import CheckError
+from torchsmith.dedup import signature
+from torchsmith.finding import read_finding, write_finding
+from torchsmith.program.format import Program, program_from_source
+from torchsmith.store import Store
+from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
+
+SRC = """import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return {body}
+
+
+def get_inputs():
+    return [torch.randn(4)]
+"""
+BODIES = ["torch.relu(x).sin()", "x.cos()", "torch.relu(x) * 2", "x.tan()", "torch.relu(x).exp()"]
+
+
+class Gen:
+    name = "fake"
+
+    def generate(self, seed, ctx):
+        if seed == 5:
+            return None
+        return program_from_source(SRC.format(body=BODIES[seed % 5]), name=f"p{seed}")
+
+
+def fake_check(program: Program, options, worker) -> CheckResult:
+    bug = "relu" in program.source
+    return CheckResult(
+        Verdict.MISMATCH if bug else Verdict.PASS,
+        Phase.COMPARE if bug else None,
+        stage=Stage.INDUCTOR if bug else None,
+        program=program.name,
+        digest=program.digest,
+        options=options.to_dict(),
+        timings={"compiled": 0.5, "eager": 0.1},
+    )
+
+
+def fake_reduce(finding, worker, *, options=None, time_budget=120.0):
+    prog = program_from_source(SRC.format(body="torch.relu(x)"), name=finding.program.name + "-r")
+    res = CheckResult(Verdict.MISMATCH, Phase.COMPARE, stage=Stage.INDUCTOR)
+    return write_finding(
+        finding.folder.parent,
+        prog,
+        res,
+        signature=signature(res, prog),
+        extra={"reduced_from": finding.id},
+    )
+
+
+class Events:
+    def __init__(self):
+        self.events, self.updates = [], 0
+
+    def update(self, stats):
+        self.updates += 1
+
+    def event(self, kind, text):
+        self.events.append((kind, text))
+
+
+def test_loop_dedups_reduces_new_bugs_once_and_merges_refined_signatures(tmp_path, monkeypatch):
+    monkeypatch.setattr(camp, "check_program", fake_check)
+    calls = []
+    monkeypatch.setattr(
+        camp, "_reducer", lambda: lambda f, w, **kw: calls.append(f.id) or fake_reduce(f, w, **kw)
+    )
+    cfg = CampaignConfig(out=tmp_path, count=8, jobs=2, reduce=True)
+    events = Events()
+    summary = Campaign(cfg, generator=Gen(), progress=events).run()
+    assert summary["state"] == "finished" and summary["programs"] == 8
+    # seeds 0, 2, 4 (relu with sin, mul, exp: three op sets) and 7 (= 2 again); 5 yields nothing
+    assert summary["findings"] == 4 and len(calls) == 3
+    (bug,) = summary["bug_list"]
+    assert bug["readable"] == "wrong-value|inductor|relu" and bug["count"] == 4
+    assert len(bug["raw_signatures"]) == 3 and bug["reduced_finding"]
+    assert read_finding(tmp_path / "findings" / bug["reduced_finding"]).meta["reduced_from"]
+    assert sum(k == "bug" for k, _ in events.events) == 3 and events.updates > 0
+    with Store(tmp_path, readonly=True) as s:
+        rows = {r["seed"]: r for r in s.rows()}
+    assert rows[5]["status"] == "no-program" and rows[1]["verdict"] == "pass"
+    assert rows[0]["work_s"] == 0.0 and rows[0]["timings"] == {"compiled": 0.5, "eager": 0.1}
+
+    # resuming a finished campaign checks nothing and keeps every finding folder
+    before = sorted(p.name for p in (tmp_path / "findings").iterdir())
+    again = Campaign(cfg, generator=Gen(), resume=True).run()
+    assert again["programs"] == 8 and again["bug_list"] == summary["bug_list"]
+    assert sorted(p.name for p in (tmp_path / "findings").iterdir()) == before
+    assert len(calls) == 3
+
+
+def test_known_bugs_are_stored_but_marked(tmp_path, monkeypatch):
+    monkeypatch.setattr(camp, "check_program", fake_check)
+    prog = Gen().generate(0, None)
+    res = fake_check(prog, CampaignConfig(out=tmp_path).options, None)
+    known = tmp_path / "known.txt"
+    known.write_text(signature(res, prog) + "\n")
+    cfg = CampaignConfig(out=tmp_path / "c", count=3, known_file=str(known))
+    summary = Campaign(cfg, generator=Gen()).run()
+    assert summary["bugs"] == 2 and summary["known_bugs"] == 1
+    assert [b["known"] for b in summary["bug_list"]].count(True) == 1
+
+
+def test_a_campaign_whose_programs_all_fail_inside_torchsmith_stops(tmp_path, monkeypatch):
+    def broken(program, options, worker):
+        raise CheckError("torchsmith failed inside the worker: KeyError: 'x'")
+
+    monkeypatch.setattr(camp, "check_program", broken)
+    cfg = CampaignConfig(out=tmp_path, count=50)
+    with pytest.raises(CampaignError, match="every program fails"):
+        Campaign(cfg, generator=Gen()).run()
+    with Store(tmp_path, readonly=True) as s:
+        assert s.params()["state"] == "failed"
+        assert 5 <= s.counts()["errors"] < 50
+
+
+def test_time_budget_already_spent_starts_nothing_and_says_stopped(tmp_path, monkeypatch):
+    monkeypatch.setattr(camp, "check_program", fake_check)
+    cfg = CampaignConfig(out=tmp_path, count=4, time_budget=0.0)
+    summary = Campaign(cfg, generator=Gen()).run()
+    assert summary["state"] == "stopped" and summary["programs"] == 0
+    cfg.time_budget = None  # resuming with more time (here: none) goes on and finishes
+    assert Campaign(cfg, generator=Gen(), resume=True).run()["state"] == "finished"

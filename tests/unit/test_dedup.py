@@ -1,0 +1,169 @@
+"""Signatures: what is normalized away, what keeps two bugs apart, and the op sets of programs."""
+
+import pytest
+
+from torchsmith.dedup import (
+    fault_frame,
+    is_known,
+    load_known,
+    normalize_message,
+    program_ops,
+    program_size,
+    readable_signature,
+    signature,
+)
+from torchsmith.program.format import program_from_source
+from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("pointer 0x7f3a12bc00 is bad", "pointer 0x55d1 is bad"),
+        (
+            "error in /tmp/torchinductor_root/3a/c3aci7oqqbyrk3rflyax26ulnqtbndhpp2.py",
+            "error in /tmp/torchinductor_bob/zz/czzzyrk3rflyax26ulnqtbndhpp2axddypq.py",
+        ),
+        ("key 9f86d081884c7d659a2feaa0c55ad015 missing", "key 00112233445566778899aabb missing"),
+        ("cache c3aci7oqqbyrk3rflyax26ulnqtbnd", "cache kq4wzzl2m7vsoq5r3xq6ccy7gmkb"),
+        ("buf12 = tmp3 + arg0_1 * primals_2", "buf0 = tmp17 + arg3_1 * primals_11"),
+        ("in cpp_fused_relu_0 and kernel_cpp_3", "in cpp_fused_relu_sin_7 and kernel_cpp_0"),
+        ("triton_poi_fused_add_0 failed", "triton_red_fused_sum_12 failed"),
+        ("size mismatch [2, 3] vs [4, 5, 6]", "size mismatch [7] vs [1, 1]"),
+        ("torch.Size([2, 3, 4]) and (s0, 3)", "torch.Size([9]) and (s1, u2, 5)"),
+        ("got -1.5e-07 and 3", "got 42 and 0.25"),
+        ("at line 12 of output_code.py:763", "at line 400 of output_code.py:7"),
+        ("guard on L['x'].size()", "guard on L['relu2'].size()"),
+        ("param L['self'].fc1.weight", "param L['self'].conv3.bias"),
+        ("value inf here", "value nan here"),
+    ],
+)
+def test_incidental_detail_is_normalized_away(a, b):
+    assert normalize_message(a) == normalize_message(b)
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("expected scalar type Float but found Half", "expected scalar type Float but found Long"),
+        ("unsupported op aten.relu", "unsupported op aten.sin"),
+        ("conv2d: bad stride", "conv3d: bad stride"),
+        ("float32 overflow", "bfloat16 overflow"),
+        ("log1p lowering failed", "expm1 lowering failed"),
+    ],
+)
+def test_what_matters_is_kept(a, b):
+    assert normalize_message(a) != normalize_message(b)
+
+
+def test_first_meaningful_line_skips_wrappers_and_blank_lines():
+    msg = "\n\nbackend='inductor' raised:\nCppCompileError: C++ compile error\n\nCommand:\ng++ x"
+    assert normalize_message(msg) == "CppCompileError: C++ compile error"
+    assert len(normalize_message("x " * 500)) <= 200
+
+
+def _crash(message: str, frame: str, exc: str = "RuntimeError") -> CheckResult:
+    return CheckResult(
+        Verdict.CRASH,
+        Phase.COMPILED,
+        evidence={"exc_type": exc, "root_type": exc, "message": message, "torch_frame": frame},
+        stage=Stage.INDUCTOR,
+    )
+
+
+def test_crash_signature_ignores_line_numbers_and_paths_but_not_the_function():
+    a = _crash("boom at buf3", "_inductor/output_code.py:763 in __call__")
+    b = _crash("boom at buf11", "_inductor/output_code.py:790 in __call__")
+    c = _crash("boom at buf3", "_inductor/graph.py:12 in codegen")
+    assert signature(a) == signature(b) != signature(c)
+    assert (
+        readable_signature(a)
+        == "exception|inductor|RuntimeError|boom at <name>|output_code.__call__"
+    )
+    d = _crash(
+        "boom at buf3", "_inductor/output_code.py:763 in __call__", exc="torch._x.ValueError"
+    )
+    assert signature(d) != signature(a)
+
+
+def test_died_and_timeout_signatures_use_signal_phase_and_faulthandler_frame():
+    log = (
+        "Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call first):\n"
+        '  File "/x/site-packages/torch/_inductor/codecache.py", line 9 in load\n'
+        '  File "/x/site-packages/torch/_dynamo/eval_frame.py", line 5 in _fn\n'
+    )
+    assert fault_frame(log) == "codecache.load"
+    died = CheckResult(Verdict.DIED, Phase.COMPILED, evidence={"signal": "SIGSEGV"},
+                       stage=Stage.INDUCTOR, log_tail=log)  # fmt: skip
+    assert readable_signature(died) == "segfault|inductor|SIGSEGV||codecache.load"
+    eager = CheckResult(Verdict.DIED, Phase.EAGER, evidence={"signal": "SIGSEGV"})
+    assert readable_signature(eager) == "segfault|eager|SIGSEGV||"
+    oom = CheckResult(
+        Verdict.DIED, Phase.EAGER, evidence={"signal": "SIGKILL", "memory_exceeded": True}
+    )
+    assert readable_signature(oom) == "oom|eager|memory||"
+    hang = CheckResult(Verdict.TIMEOUT, Phase.COMPILED, stage=Stage.INDUCTOR)
+    assert readable_signature(hang) == "hang|inductor|timeout||"
+
+
+PROG_A = """
+import math
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def distinct_values(shape, g):
+    return torch.randperm(math.prod(shape), generator=g).reshape(shape).float()
+
+
+def helper(t):
+    return torch.sigmoid(t)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.relu1 = nn.ReLU()
+        self.w = nn.Parameter(torch.randn(3))
+
+    def forward(self, x, y):
+        a = self.relu1(x) * y
+        b = F.relu(a).sum(dim=0)
+        x += 1
+        return helper(b)[0], -a, self.w.t()
+
+
+def get_inputs():
+    g = torch.Generator()
+    return [distinct_values((3, 3), g), torch.rand(3, 3)]
+"""
+
+
+def test_program_ops_counts_model_code_only_with_canonical_names():
+    ops = program_ops(PROG_A)
+    assert ops == ["add_", "getitem", "mul", "neg", "relu", "sigmoid", "sum", "t"]
+    assert "randperm" not in ops and "randn" not in ops and "parameter" not in ops
+    assert program_ops("def broken(:") == []
+
+
+def test_mismatch_signature_is_stage_and_op_set():
+    prog = program_from_source(PROG_A, name="a")
+    same_ops = program_from_source(PROG_A.replace("torch.rand(3, 3)", "torch.rand(3, 3) + 1"))
+    r = CheckResult(Verdict.MISMATCH, Phase.COMPARE, stage=Stage.INDUCTOR)
+    assert readable_signature(r, prog).startswith("wrong-value|inductor|add_,getitem,mul")
+    assert signature(r, prog) == signature(r, same_ops)  # input code is not part of it
+    other = program_from_source(PROG_A.replace("torch.sigmoid", "torch.tanh"))
+    assert signature(r, prog) != signature(r, other)
+    lines, ops = program_size(prog)
+    assert ops == 8 and 15 < lines < 30
+
+
+def test_known_list_reads_both_forms_and_comments(tmp_path):
+    f = tmp_path / "known.txt"
+    f.write_text("# known bugs\nsig-0123456789ab  # the relu one\n\nexception|inductor|X|y|z\n")
+    known = load_known(f)
+    assert known == {"sig-0123456789ab", "exception|inductor|X|y|z"}
+    assert is_known("sig-0123456789ab", "other", known)
+    assert is_known("sig-ffffffffffff", "exception|inductor|X|y|z", known)
+    assert not is_known("sig-ffffffffffff", "other", known)
