@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 import threading
@@ -26,17 +25,10 @@ from pathlib import Path
 from typing import Any
 
 
-def _worker_env(workers: int) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    env.setdefault("OMP_NUM_THREADS", str(max(1, (cores or 1) // workers)))
-    return env
-
-
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     from torchsmith import CheckOptions, check_program
-    from torchsmith.execute.pool import Worker
+    from torchsmith.execute.protocol import worker_env
+    from torchsmith.execute.worker import Worker
     from torchsmith.generate import GenOptions, generate
 
     gen = GenOptions(edge_values=args.edge_values)
@@ -53,7 +45,7 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             return next(seeds, None)
 
     def slot() -> None:
-        with Worker(memory_mb=args.memory_mb, env=_worker_env(args.workers)) as worker:
+        with Worker(memory_mb=args.memory_mb, env=worker_env(args.workers)) as worker:
             while (seed := next_seed()) is not None:
                 row: dict[str, Any] = {"seed": seed}
                 try:

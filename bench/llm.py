@@ -25,8 +25,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from torchsmith.execute.pool import Worker
-from torchsmith.generate.coverage import worker_env
+from torchsmith.execute.worker import Worker
 from torchsmith.generate.llm import LLMEndpointError, LLMGenerator, extract_code
 from torchsmith.generate.protocol import GenContext
 
@@ -133,7 +132,7 @@ def main() -> int:
         )
         return EXIT_NO_ENDPOINT
 
-    worker = Worker(env=worker_env())
+    worker = Worker()
     worker.run({"kind": "ping"}, 300)  # pay the torch import before the clock starts
     opts: dict[str, Any] = {
         "base_url": args.base_url,

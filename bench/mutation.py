@@ -15,8 +15,7 @@ import json
 import sys
 import time
 
-from torchsmith.execute.pool import Worker
-from torchsmith.generate.coverage import worker_env
+from torchsmith.execute.worker import Worker
 from torchsmith.generate.mutate import MutationGenerator
 from torchsmith.generate.protocol import GenContext
 
@@ -31,7 +30,7 @@ def main() -> int:
     ap.add_argument("--json", dest="json_out", default=None, help="write the figures here")
     args = ap.parse_args()
 
-    worker = Worker(env=worker_env())
+    worker = Worker()
     worker.run({"kind": "ping"}, 300)  # pay the torch import before the clock starts
     opts = {"max_tries": args.max_tries}
     if args.corpus:

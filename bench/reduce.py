@@ -35,7 +35,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from torchsmith.check import check_program  # noqa: E402
-from torchsmith.execute.pool import Worker  # noqa: E402
+from torchsmith.execute.worker import Worker  # noqa: E402
 from torchsmith.finding import Finding, write_finding  # noqa: E402
 from torchsmith.options import CheckOptions  # noqa: E402
 from torchsmith.program.format import Program  # noqa: E402

@@ -98,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     with ThreadPoolExecutor(jobs) as pool:
         chunks = list(
-            pool.map(lambda part: validate_seeds(part, opts, compile_seeds, args.timeout), parts)
+            pool.map(
+                lambda part: validate_seeds(part, opts, compile_seeds, args.timeout, jobs), parts
+            )
         )
     records = sorted((r for c in chunks for r in c), key=lambda r: r["seed"])
     wall = time.perf_counter() - t0
@@ -119,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         "valid in eager (ran, finite outputs)",
         f"{valid} / {len(records)} = {100 * valid / len(records):.2f} %",
     )
-    for k in ("error", "nonfinite", "crash", "gen_error"):
+    for k in ("error", "nonfinite", "crash", "timeout", "gen_error", "tool_error"):
         t.add_row(f"  {k}", str(status.get(k, 0)))
     t.add_row("ops registered", str(len(names)))
     t.add_row("ops used at least once", str(len(names) - len(never)))

@@ -2,7 +2,8 @@
 
 from torchsmith.check import CheckError, check, check_program
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import Program, ProgramFormatError, load_program
+from torchsmith.program.format import Program, ProgramFormatError
+from torchsmith.program.load import load_program
 from torchsmith.verdict import CheckResult, Phase, Stage, Symptom, Verdict
 
 __version__ = "0.1.0"

@@ -2,7 +2,7 @@
 
 Program ``i`` of a campaign is ``generator.generate(seed + i)``: two campaigns with one seed and
 one generator check the same programs, in any order and with any ``jobs``. Each slot of a
-:class:`~torchsmith.execute.parallel.WorkerPool` takes the next unrecorded seed, generates the
+:class:`~torchsmith.execute.pool.WorkerPool` takes the next unrecorded seed, generates the
 program (in the parent: generators never run program code), checks it in its long-lived worker
 (:func:`torchsmith.check.check_program`: verdict, then the backend ladder for compiler bugs),
 writes a finding folder for every compiler bug and every death or hang, and hands the row to the
@@ -31,7 +31,7 @@ from typing import Any
 
 from torchsmith import dedup
 from torchsmith.check import CheckError, check_eager, check_program
-from torchsmith.execute.parallel import Slot, WorkerPool
+from torchsmith.execute.pool import Slot, WorkerPool
 from torchsmith.finding import Finding, read_finding, write_finding
 from torchsmith.generate.protocol import REGISTRY, GenContext, Generator, get_generator
 from torchsmith.options import CheckOptions

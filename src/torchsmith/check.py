@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import atexit
 import os
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from torchsmith.execute.pool import JobOutcome, Worker
+from torchsmith.execute.protocol import JobOutcome, Request
+from torchsmith.execute.worker import Worker
 from torchsmith.localize import localize, stage_of
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import Program, ProgramFormatError, load_program
+from torchsmith.program.format import Program, ProgramFormatError
+from torchsmith.program.load import load_program
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 
 
@@ -31,9 +32,11 @@ def _phase(value: str | None) -> Phase | None:
 
 
 def outcome_to_result(outcome: JobOutcome, program: Program, options: CheckOptions) -> CheckResult:
-    """Turn a worker job's outcome into a verdict; deaths and timeouts keep their phase."""
+    """Turn a worker job's outcome into a verdict; deaths and timeouts keep their phase.
+
+    Raises :class:`CheckError` when torchsmith itself failed inside the worker (never a verdict).
+    """
     phase = _phase(outcome.phase)
-    where = f" while in phase {phase.value}" if phase else " before the first phase"
     if outcome.status == "result":
         r = outcome.result or {}
         res = CheckResult(
@@ -47,26 +50,15 @@ def outcome_to_result(outcome: JobOutcome, program: Program, options: CheckOptio
         res = CheckResult(
             verdict=Verdict.TIMEOUT,
             phase=phase,
-            reason=f"no result within {options.timeout:g} s{where}",
-            evidence={"timeout_s": options.timeout},
+            reason=f"no result within {outcome.timeout:g} s{outcome.where}",
+            evidence={"timeout_s": outcome.timeout},
         )
     elif outcome.status == "died":
-        if outcome.memory_exceeded:
-            how = f"exceeded the memory cap of {options.memory_mb} MiB and was killed"
-        elif outcome.signal:
-            how = f"was killed by {outcome.signal}"
-        else:
-            how = f"exited with code {outcome.returncode}"
         res = CheckResult(
             verdict=Verdict.DIED,
             phase=phase,
-            reason=f"the worker {how}{where}",
-            evidence={
-                "returncode": outcome.returncode,
-                "signal": outcome.signal,
-                "memory_exceeded": outcome.memory_exceeded,
-                "peak_rss_mb": round(outcome.peak_rss_mb, 1),
-            },
+            reason=f"the worker {outcome.how_died()}{outcome.where}",
+            evidence=outcome.death_evidence(),
         )
     else:
         raise CheckError(f"torchsmith failed inside the worker: {outcome.error.strip()}")
@@ -78,8 +70,13 @@ def outcome_to_result(outcome: JobOutcome, program: Program, options: CheckOptio
     return res
 
 
-def _request(kind: str, program: Program, options: CheckOptions, **extra: Any) -> dict[str, Any]:
-    return {"kind": kind, "program": program.to_dict(), "options": options.to_dict(), **extra}
+def run_job(
+    worker: Worker, request: Request, options: CheckOptions, timeout: float | None = None
+) -> CheckResult:
+    """One check-shaped job (``check`` or ``eager``) in ``worker``, as a verdict."""
+    assert request.program is not None
+    outcome = worker.run(request, timeout or options.timeout, options.memory_mb)
+    return outcome_to_result(outcome, request.program, options)
 
 
 def check_program(
@@ -97,24 +94,22 @@ def check_program(
 
 
 def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResult:
-    worker.memory_mb = options.memory_mb
-    outcome = worker.run(_request("check", program, options), options.timeout)
-    result = outcome_to_result(outcome, program, options)
+    result = run_job(worker, Request.check(program, options), options)
     if not result.is_bug:
         return result
     if options.localize:
 
         def run_rung(backend: str) -> CheckResult:
-            o = worker.run(_request("check", program, options, backend=backend), options.timeout)
-            return outcome_to_result(o, program, options)
+            return run_job(worker, Request.check(program, options, backend), options)
 
         result.stage, result.ladder = localize(result, options.backend, run_rung)
     else:
         result.stage = stage_of(options.backend)
     if options.bisect and options.backend == "inductor" and result.stage is Stage.INDUCTOR:
         o = worker.run(
-            _request("bisect", program, options, failing=result.verdict.value),
+            Request.bisect(program, options, result.verdict.value),
             options.timeout * 10,
+            options.memory_mb,
         )
         if o.status == "result":
             result.bisect = o.result
@@ -125,8 +120,7 @@ def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResu
 
 def check_eager(program: Program, options: CheckOptions, worker: Worker) -> CheckResult:
     """Only the eager half of the check: ``pass`` (valid, deterministic), ``invalid``, ... ."""
-    outcome = worker.run(_request("eager", program, options), options.timeout)
-    return outcome_to_result(outcome, program, options)
+    return run_job(worker, Request.eager(program, options), options)
 
 
 # -- the library call ---------------------------------------------------------------------------
@@ -136,9 +130,7 @@ _default_worker: Worker | None = None
 def _shared_worker() -> Worker:
     global _default_worker
     if _default_worker is None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        _default_worker = Worker(env=env)
+        _default_worker = Worker()
         atexit.register(_default_worker.close)
     return _default_worker
 

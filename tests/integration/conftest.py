@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from torchsmith.execute.pool import Worker
+from torchsmith.execute.worker import Worker
 
 DATA = Path(__file__).parent.parent / "data"
 EXAMPLES = Path(__file__).parent.parent.parent / "src" / "torchsmith" / "examples"

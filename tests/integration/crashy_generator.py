@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from torchsmith.generate.protocol import GenContext
-from torchsmith.program.format import Program, load_program, program_from_source
+from torchsmith.program.format import Program
+from torchsmith.program.load import load_program, program_from_source
 
 CRASHY = Path(__file__).parent.parent / "data" / "crashy"
 

@@ -3,7 +3,7 @@
 import pytest
 
 from torchsmith import CheckOptions, Stage, Verdict, check_program, load_program
-from torchsmith.program.format import program_from_source
+from torchsmith.program.load import program_from_source
 
 from .conftest import DATA, EXAMPLES
 

@@ -2,7 +2,7 @@
 
 from torchsmith import CheckOptions, Phase, Stage, Verdict, check_program
 from torchsmith.check import check_files
-from torchsmith.program.format import program_from_source
+from torchsmith.program.load import program_from_source
 
 from .conftest import DATA, EXAMPLES
 

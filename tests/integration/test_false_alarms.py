@@ -11,7 +11,9 @@ same programs must still be reported.
 import pytest
 
 from torchsmith import CheckOptions, Verdict, check_program, load_program
-from torchsmith.program.format import program_from_source
+from torchsmith.execute.protocol import Request
+from torchsmith.oracle.probe import SENSITIVITY_JOB
+from torchsmith.program.load import program_from_source
 
 from .conftest import DATA
 
@@ -123,12 +125,7 @@ def test_without_the_probe_the_raw_difference_shows(worker):
 def test_generators_can_ask_whether_a_program_is_unstable_without_compiling(worker):
     def ask(path):
         program = load_program(path)
-        request = {
-            "kind": "call",
-            "function": "torchsmith.execute.probejob:sensitivity_job",
-            "program": program.to_dict(),
-            "options": CheckOptions().to_dict(),
-        }
+        request = Request.call(SENSITIVITY_JOB, program, CheckOptions())
         out = worker.run(request, 120)
         assert out.status == "result", out.error
         return out.result

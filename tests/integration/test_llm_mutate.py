@@ -15,7 +15,7 @@ from torchsmith.generate.mutate import MutationGenerator
 from torchsmith.generate.mutate_ops import MUTATORS
 from torchsmith.generate.protocol import GenContext
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import program_from_source
+from torchsmith.program.load import program_from_source
 from torchsmith.verdict import Verdict
 
 from ..unit.test_llm import INVALID, MM_REASON, PROSE, REPAIRED, ScriptedChatServer

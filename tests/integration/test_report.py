@@ -9,7 +9,7 @@ import torch
 from torchsmith.check import check_program
 from torchsmith.finding import write_finding
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import load_program
+from torchsmith.program.load import load_program
 from torchsmith.reduce import reduce_finding
 from torchsmith.report.markdown import checklist, render, title
 

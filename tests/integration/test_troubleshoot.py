@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-from torchsmith.execute.pool import Worker
+from torchsmith.execute.worker import Worker
 from torchsmith.finding import write_finding
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import load_program
+from torchsmith.program.load import load_program
 from torchsmith.troubleshoot import (
     attach_troubleshooting,
     explain_program,

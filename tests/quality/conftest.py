@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from torchsmith.execute.pool import Worker
+from torchsmith.execute.worker import Worker
 
 DATA = Path(__file__).parent / "data"
 RELU_BUG = "inductor.cpp.inject_relu_bug_TESTING_ONLY"

@@ -8,7 +8,7 @@ import pytest
 from torchsmith.check import check_program
 from torchsmith.finding import read_finding, write_finding
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import load_program
+from torchsmith.program.load import load_program
 from torchsmith.program.render import render_script
 from torchsmith.reduce import reduce_finding, reduce_program
 from torchsmith.reduce.passes import shrink

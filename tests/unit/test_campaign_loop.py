@@ -7,7 +7,8 @@ from torchsmith.campaign import Campaign, CampaignConfig, CampaignError
 from torchsmith.check import CheckError
 from torchsmith.dedup import signature
 from torchsmith.finding import read_finding, write_finding
-from torchsmith.program.format import Program, program_from_source
+from torchsmith.program.format import Program
+from torchsmith.program.load import program_from_source
 from torchsmith.store import Store
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 

@@ -12,7 +12,7 @@ from torchsmith.dedup import (
     readable_signature,
     signature,
 )
-from torchsmith.program.format import program_from_source
+from torchsmith.program.load import program_from_source
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 
 

@@ -1,4 +1,4 @@
-"""Tests for torchsmith.diagnose: which op broke which constraint in an invalid program."""
+"""Tests for torchsmith.oracle.diagnose: which op broke which constraint in an invalid program."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from torchsmith.diagnose import (
+from torchsmith.oracle.diagnose import (
     InvalidEvidence,
     OpRecorder,
     describe_arg,

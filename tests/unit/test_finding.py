@@ -4,7 +4,7 @@ import pytest
 
 from torchsmith.finding import finding_id, list_findings, read_finding, update_meta, write_finding
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import program_from_source
+from torchsmith.program.load import program_from_source
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 
 SRC = """import torch

@@ -14,12 +14,8 @@ import torch
 
 from torchsmith.program import foreign_ast as fa
 from torchsmith.program.foreign import import_script
-from torchsmith.program.format import (
-    ProgramFormatError,
-    is_canonical,
-    load_program,
-    program_from_source,
-)
+from torchsmith.program.format import ProgramFormatError, is_canonical
+from torchsmith.program.load import load_program, program_from_source
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "foreign"
 

@@ -3,7 +3,8 @@ import ast
 import pytest
 
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import ProgramFormatError, load_program, program_from_source
+from torchsmith.program.format import ProgramFormatError
+from torchsmith.program.load import load_program, program_from_source
 from torchsmith.program.render import render_script
 
 CANONICAL = """

@@ -20,7 +20,8 @@ from torchsmith.generate import (
     program_ops,
     write_programs,
 )
-from torchsmith.program.format import is_canonical, load_program, program_from_source
+from torchsmith.program.format import is_canonical
+from torchsmith.program.load import load_program, program_from_source
 
 
 def run_source(source: str, seed: int = 0):

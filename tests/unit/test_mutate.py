@@ -15,7 +15,8 @@ from torchsmith.generate.mutate_ops import MUTATORS
 from torchsmith.generate.mutate_sites import Sites, anchors
 from torchsmith.generate.prompts import default_corpus, load_corpus
 from torchsmith.generate.protocol import GenContext, get_generator
-from torchsmith.program.format import Program, program_from_source
+from torchsmith.program.format import Program
+from torchsmith.program.load import program_from_source
 from torchsmith.verdict import CheckResult, Phase, Verdict
 
 CONV = """\

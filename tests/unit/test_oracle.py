@@ -6,7 +6,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torchsmith.oracle import compare, flatten, identical
+from torchsmith.oracle.compare import compare, flatten, identical
 from torchsmith.verdict import Verdict
 
 

@@ -4,8 +4,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torchsmith.execute.boundary import BoundaryMode
-from torchsmith.execute.perturb import (
+from torchsmith.oracle.boundary import BoundaryMode
+from torchsmith.oracle.perturb import (
     PrecisionMode,
     RaisePrecision,
     RoundingMode,

@@ -13,9 +13,9 @@ import threading
 import pytest
 import torch
 
-from torchsmith.execute import runtime
-from torchsmith.execute.pool import JobOutcome
+from torchsmith.execute.protocol import JobOutcome, Request
 from torchsmith.options import CheckOptions
+from torchsmith.oracle import runtime
 from torchsmith.program.format import Program
 from torchsmith.reduce.driver import Reducer
 from torchsmith.reduce.interesting import Attempt, Judge, Target, failure_key
@@ -363,9 +363,9 @@ class FakeWorker:
         self.memory_mb = 0
         self.requests: list[str] = []
 
-    def run(self, request: dict, timeout: float) -> JobOutcome:
-        self.requests.append(request["backend"])
-        return JobOutcome(status="result", result=self.by_backend[request["backend"]])
+    def run(self, request: Request, timeout: float, memory_mb: int | None = None) -> JobOutcome:
+        self.requests.append(request.backend)
+        return JobOutcome(status="result", result=self.by_backend[request.backend])
 
 
 def mismatch(output: str = "out") -> dict:

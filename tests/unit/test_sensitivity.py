@@ -6,7 +6,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torchsmith.sensitivity import (
+from torchsmith.oracle.sensitivity import (
     coverage,
     flip_score,
     judge,
@@ -166,7 +166,7 @@ def test_judge_walks_nested_outputs_and_uses_the_better_reference():
 
 
 def test_verdict_of():
-    from torchsmith.sensitivity import LeafJudgement
+    from torchsmith.oracle.sensitivity import LeafJudgement
 
     assert verdict_of([LeafJudgement("a", "float", True, "band")]) is Verdict.UNSTABLE
     assert verdict_of([LeafJudgement("a", "float", False)]) is Verdict.MISMATCH

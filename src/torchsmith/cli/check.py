@@ -11,7 +11,8 @@ import click
 from rich.console import Console
 
 from torchsmith.cli.common import EXIT_USAGE, _fail, build_options, check_options
-from torchsmith.program.format import ProgramFormatError, load_program
+from torchsmith.program.format import ProgramFormatError
+from torchsmith.program.load import load_program
 
 
 @click.command()

@@ -69,7 +69,8 @@ def reduce(
     failure does not reproduce or the input cannot be read.
     """
     from torchsmith.finding import read_finding
-    from torchsmith.program.format import ProgramFormatError, load_program
+    from torchsmith.program.format import ProgramFormatError
+    from torchsmith.program.load import load_program
     from torchsmith.program.render import render_script
     from torchsmith.reduce import reduce_program, write_reduced
 

@@ -14,7 +14,8 @@ from typing import Any
 import click
 
 from torchsmith.cli.common import _fail, build_options, check_options
-from torchsmith.program.format import Program, ProgramFormatError, load_program
+from torchsmith.program.format import Program, ProgramFormatError
+from torchsmith.program.load import load_program
 
 
 def _load(file: Path, device: str) -> Program:

@@ -1,238 +1,170 @@
-"""The parent side of the workers: start, feed, watch, kill and replace them.
+"""The pool: N long-lived workers for a campaign, one thread per slot, each owning a Worker.
 
-A :class:`Worker` owns one long-lived child process (:mod:`torchsmith.execute.worker`). Each job
-runs under a wall-clock timeout and a resident-memory cap that the parent enforces from outside,
-so nothing the program does (a hang, a segfault, ``abort()``, ``os._exit``, a runaway allocation)
-can take the tool down: it becomes a :class:`JobOutcome` saying which phase the worker was in,
-and the next job gets a fresh worker.
+Why threads and not a process pool: the work happens in the worker processes (one per slot,
+crash-safe, see :mod:`torchsmith.execute.worker`); a slot's thread only generates a program,
+writes the job to its worker and waits on the pipe, so the GIL is not the bottleneck, and every
+slot shares the campaign's store writer, seed source, counters and display without pickling.
+A slot whose worker dies, hangs or passes its memory cap gets a fresh worker on its next job;
+:meth:`Slot.abort` kills a worker from outside (the campaign's deadline or Ctrl-C).
+
+Cores are shared out: each worker gets ``OMP_NUM_THREADS = cores // jobs`` (intra-op threads and
+Inductor's generated OpenMP code) and ``TORCHINDUCTOR_COMPILE_THREADS = 1`` (no compile pool per
+worker), so ``--jobs`` workers do not oversubscribe the machine; values the user exported win.
+
+Memory that creeps up across programs (caches Dynamo's reset does not free) must not be blamed
+on whichever program happens to cross the cap: between programs a slot retires its worker when
+its resident memory passes ``retire_rss_fraction`` of the cap or after ``retire_after_jobs``
+jobs; the next program starts a fresh one. Retirements are counted apart from deaths.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
-import select
-import signal
-import subprocess
-import sys
-import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-STARTUP_TIMEOUT = 180.0
-POLL_INTERVAL = 0.05
-LOG_TAIL_CHARS = 4000
+from torchsmith.execute.protocol import JobOutcome, Request, worker_env
+from torchsmith.execute.worker import Worker, rss_mb
+
+LOG_ROTATE_BYTES = 64 << 20
 
 
-@dataclasses.dataclass
-class JobOutcome:
-    """What came back from one job. ``status`` is result, error, timeout or died."""
+class CampaignWorker(Worker):
+    """A Worker that also adds up the time its jobs spent inside the worker.
 
-    status: str
-    result: dict[str, Any] | None = None
-    phase: str | None = None  # the last phase the worker announced
-    returncode: int | None = None
-    signal: str | None = None
-    memory_exceeded: bool = False
-    peak_rss_mb: float = 0.0
-    error: str = ""
-    log_tail: str = ""
-    wall: float = 0.0
+    ``work_s`` is the sum of the per-phase seconds the worker measured (load, eager, fp64,
+    compiled, ...) over every job since :meth:`reset_work`; ``jobs_wall_s`` the parent-side wall
+    time of those jobs. The difference is protocol, (re)start and scheduling overhead.
+    """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.work_s = 0.0
+        self.jobs_wall_s = 0.0
+        self.jobs_since_start = 0
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process in MiB (0 where /proc is not available)."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return 0.0
+    def reset_work(self) -> None:
+        self.work_s = 0.0
+        self.jobs_wall_s = 0.0
 
+    def start(self) -> None:
+        self.jobs_since_start = 0
+        super().start()
 
-def _signal_name(returncode: int | None) -> str | None:
-    if returncode is None or returncode >= 0:
-        return None
-    try:
-        return signal.Signals(-returncode).name
-    except ValueError:
-        return f"signal {-returncode}"
+    def run(self, request: Request, timeout: float, memory_mb: int | None = None) -> JobOutcome:
+        out = super().run(request, timeout, memory_mb)
+        self.jobs_since_start += 1
+        self.jobs_wall_s += out.wall
+        timings = (out.result or {}).get("timings") or {}
+        self.work_s += sum(v for v in timings.values() if isinstance(v, int | float))
+        return out
 
 
-class Worker:
-    """One crash-safe worker process. Not thread-safe: one job at a time."""
+class Slot:
+    """One place in the pool: an index, a worker and (while running) a thread."""
 
     def __init__(
         self,
-        memory_mb: int = 8192,
-        env: dict[str, str] | None = None,
-        log_dir: str | Path | None = None,
+        index: int,
+        memory_mb: int,
+        env: dict[str, str],
+        log_dir: Path,
+        retire_rss_fraction: float = 0.5,
+        retire_after_jobs: int = 2000,
     ) -> None:
-        self.memory_mb = memory_mb
-        self.env = env
-        self.log_dir = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="torchsmith-"))
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-        self.jobs = 0
-        self._buf = b""
-        self._next_id = 0
-        self.log_path = self.log_dir / "worker.log"
-
-    # -- lifecycle ---------------------------------------------------------------------------
-    def start(self) -> None:
-        env = dict(os.environ if self.env is None else self.env)
-        env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-        env["PYTHONUNBUFFERED"] = "1"
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "torchsmith.execute.worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            env=env,
-            start_new_session=True,  # its own process group: a kill takes g++ children along
-        )
-        log.close()
-        self._buf = b""
-        self.starts += 1
-        msg = self._read_message(time.monotonic() + STARTUP_TIMEOUT)
-        if msg is None or msg.get("type") != "ready":
-            tail = self._log_tail(0)
-            self.kill()
-            raise RuntimeError(f"worker failed to start: {msg!r}\n{tail}")
-
-    @property
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        self.index = index
+        self.worker = CampaignWorker(memory_mb=memory_mb, env=env, log_dir=log_dir)
+        self.retire_rss_fraction = retire_rss_fraction
+        self.retire_after_jobs = retire_after_jobs
+        self.retirements = 0
+        self.aborted = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
 
     def kill(self) -> None:
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
+        """Kill the worker's process group from any thread; its job then ends as ``died``."""
+        self.worker.interrupt()
+
+    def abort(self) -> None:
+        self.aborted.set()
+        self.kill()
+
+    def after_program(self) -> bool:
+        """Between programs: retire a bloated or old worker, trim its log. True if retired."""
+        w = self.worker
+        if w.log_path.exists() and w.log_path.stat().st_size > LOG_ROTATE_BYTES:
+            os.truncate(w.log_path, 0)  # the child appends (O_APPEND): safe while it runs
+        if not w.alive or w.proc is None:
+            return False
+        too_big = rss_mb(w.proc.pid) > self.retire_rss_fraction * w.memory_mb
+        if too_big or w.jobs_since_start >= self.retire_after_jobs:
+            w.close()
+            self.retirements += 1
+            return True
+        return False
+
+
+class WorkerPool:
+    """``jobs`` slots, each run by its own thread through ``body(slot)``."""
+
+    def __init__(
+        self,
+        jobs: int,
+        memory_mb: int,
+        log_root: Path,
+        env: dict[str, str] | None = None,
+        **slot_kw: Any,
+    ) -> None:
+        env = env if env is not None else worker_env(jobs)
+        self.slots = [
+            Slot(i, memory_mb, env, Path(log_root) / f"slot-{i}", **slot_kw) for i in range(jobs)
+        ]
+
+    def start(self, body: Callable[[Slot], None]) -> None:
+        def run(slot: Slot) -> None:
             try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                self.proc.kill()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail
-            pass
-        for stream in (self.proc.stdin, self.proc.stdout):
-            if stream:
-                stream.close()
-        self.proc = None
+                body(slot)
+            except BaseException as e:  # surfaced by the campaign, never swallowed
+                slot.error = e
+
+        for slot in self.slots:
+            slot.thread = threading.Thread(
+                target=run, args=(slot,), name=f"torchsmith-slot-{slot.index}", daemon=True
+            )
+            slot.thread.start()
+
+    def alive(self) -> bool:
+        return any(s.thread is not None and s.thread.is_alive() for s in self.slots)
+
+    def join(self, timeout: float) -> None:
+        for s in self.slots:
+            if s.thread is not None:
+                s.thread.join(timeout / max(1, len(self.slots)))
+
+    def abort(self) -> None:
+        for s in self.slots:
+            s.abort()
+
+    def errors(self) -> list[BaseException]:
+        return [s.error for s in self.slots if s.error is not None]
+
+    @property
+    def retirements(self) -> int:
+        return sum(s.retirements for s in self.slots)
+
+    def stop(self, grace: float = 30.0) -> None:
+        """Abort every slot and wait for the threads, killing again while they linger (a worker
+        may have been starting when the first kill came)."""
+        deadline = time.monotonic() + grace
+        while self.alive() and time.monotonic() < deadline:
+            self.abort()
+            self.join(0.5)
 
     def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None and self.proc.stdin:
-            try:
-                self.proc.stdin.close()
-                self.proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-        self.kill()
-
-    def __enter__(self) -> Worker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- jobs --------------------------------------------------------------------------------
-    def run(self, request: dict[str, Any], timeout: float) -> JobOutcome:
-        """Send one job and wait for its outcome; a dead or hung worker is killed, not reused."""
-        if not self.alive:
-            self.start()
-        assert self.proc is not None and self.proc.stdin is not None
-        self._next_id += 1
-        rid = self._next_id
-        request = {**request, "id": rid}
-        log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-        t0 = time.monotonic()
-        deadline = t0 + timeout
-        out = JobOutcome(status="died")
-        try:
-            self.proc.stdin.write((json.dumps(request) + "\n").encode())
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            return self._dead(out, t0, log_offset)
-        self.jobs += 1
-        while True:
-            msg = self._read_message(min(deadline, time.monotonic() + POLL_INTERVAL))
-            if msg is not None:
-                if msg.get("id") != rid:
-                    continue
-                if msg["type"] == "phase":
-                    out.phase = msg["phase"]
-                    continue
-                out.wall = time.monotonic() - t0
-                if msg["type"] == "result":
-                    out.status, out.result = "result", msg["result"]
-                else:
-                    out.status = "error"
-                    out.error = msg.get("error", "") + "\n" + msg.get("traceback", "")
-                    out.log_tail = self._log_tail(log_offset)
-                return out
-            if not self.alive:
-                return self._dead(out, t0, log_offset)
-            out.peak_rss_mb = max(out.peak_rss_mb, rss_mb(self.proc.pid))
-            if out.peak_rss_mb > self.memory_mb:
-                out.memory_exceeded = True
-                self.kill()
-                out.status = "died"
-                out.signal = "SIGKILL"
-                out.wall = time.monotonic() - t0
-                out.log_tail = self._log_tail(log_offset)
-                return out
-            if time.monotonic() >= deadline:
-                self.kill()
-                out.status = "timeout"
-                out.wall = time.monotonic() - t0
-                out.log_tail = self._log_tail(log_offset)
-                return out
-
-    def _dead(self, out: JobOutcome, t0: float, log_offset: int) -> JobOutcome:
-        assert self.proc is not None
-        code = self.proc.wait()
-        out.status = "died"
-        out.returncode = code
-        out.signal = _signal_name(code)
-        out.wall = time.monotonic() - t0
-        out.log_tail = self._log_tail(log_offset)
-        self.kill()
-        return out
-
-    # -- plumbing ----------------------------------------------------------------------------
-    def _read_message(self, deadline: float) -> dict[str, Any] | None:
-        """The next protocol message, or None when the deadline passes or the pipe closes."""
-        assert self.proc is not None and self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self._buf:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                return None
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return None
-            self._buf += chunk
-        line, self._buf = self._buf.split(b"\n", 1)
-        try:
-            return json.loads(line)
-        except json.JSONDecodeError:
-            return {"type": "garbage", "text": line[:200].decode(errors="replace")}
-
-    def _log_tail(self, offset: int) -> str:
-        try:
-            with open(self.log_path, "rb") as f:
-                f.seek(offset)
-                data = f.read()
-        except OSError:
-            return ""
-        return data.decode(errors="replace")[-LOG_TAIL_CHARS:]
+        if self.alive():
+            self.stop()
+        for s in self.slots:
+            s.worker.close()

@@ -1,127 +1,235 @@
-"""The worker process: imports torch once, then runs job after job sent by the parent.
+"""One worker, from the parent's side: start it, feed it jobs, watch it, kill and replace it.
 
-Protocol (JSON lines): the parent writes one request per line on the worker's stdin,
-``{"id": N, "kind": "check" | "eager" | "bisect" | "call" | "ping", ...}``. The worker answers on a private pipe (the
-original stdout; the program's own prints go to stderr, which the parent logs) with
-``{"id": N, "type": "phase", "phase": ...}`` messages as it goes and one
-``{"id": N, "type": "result", "result": {...}}`` at the end. If the worker dies or hangs, the
-last phase message tells the parent where; see :mod:`torchsmith.execute.pool`.
-
-Between jobs the worker clears state that leaks from one program to the next: Dynamo's caches
-and counters (``torch._dynamo.reset()``), the program module, the default dtype, grad mode and
-the RNG state.
+A :class:`Worker` owns one long-lived child process (:mod:`torchsmith.execute.child`). Each job
+runs under a wall-clock timeout and a resident-memory cap that the parent enforces from outside,
+so nothing the program does (a hang, a segfault, ``abort()``, ``os._exit``, a runaway allocation)
+can take the tool down: it becomes a :class:`~torchsmith.execute.protocol.JobOutcome` saying
+which phase the worker was in, and the next job gets a fresh worker. What crosses the pipe is
+:mod:`torchsmith.execute.protocol`'s; many workers at once are :mod:`torchsmith.execute.pool`'s.
 """
 
 from __future__ import annotations
 
-import faulthandler
-import json
 import os
-import sys
-import threading
+import select
+import signal
+import subprocess
+import tempfile
 import time
-import traceback
+from pathlib import Path
 from typing import Any
 
+from torchsmith.execute import protocol
+from torchsmith.execute.protocol import JobOutcome, Request
 
-def _setup_streams() -> Any:
-    proto = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)  # program prints land in the log, never in the protocol
-    sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
-    return proto
-
-
-def _reset_state() -> None:
-    import torch
-
-    from torchsmith.execute.runtime import PROGRAM_MODULE
-
-    torch._dynamo.reset()
-    from torch._dynamo.utils import counters
-
-    counters.clear()
-    sys.modules.pop(PROGRAM_MODULE, None)
-    torch.set_default_dtype(torch.float32)
-    torch.set_grad_enabled(True)
+STARTUP_TIMEOUT = 180.0
+POLL_INTERVAL = 0.05
+LOG_TAIL_CHARS = 4000
 
 
-def handle(request: dict[str, Any], emit_phase: Any) -> dict[str, Any]:
-    from torchsmith.execute import checkjob
-    from torchsmith.options import CheckOptions
-    from torchsmith.program.format import Program
-
-    kind = request["kind"]
-    if kind == "ping":
-        import torch
-
-        return {"pong": True, "torch": torch.__version__, "pid": os.getpid()}
-    program = Program.from_dict(request["program"])
-    options = CheckOptions.from_dict(request["options"])
-    if kind == "check":
-        return checkjob.run_check(program, options, emit_phase, backend=request.get("backend"))
-    if kind == "eager":
-        return checkjob.run_check(program, options, emit_phase, eager_only=True)
-    if kind == "bisect":
-        return checkjob.run_bisect(program, options, emit_phase, request["failing"])
-    if kind == "call":  # a registered in-worker function, for tools built on the worker
-        import importlib
-
-        modname, fname = request["function"].rsplit(":", 1)
-        fn = getattr(importlib.import_module(modname), fname)
-        return fn(program, options, emit_phase, **request.get("kwargs", {}))
-    raise ValueError(f"unknown job kind {kind!r}")
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process in MiB (0 where /proc is not available)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
 
 
-def _watch_parent() -> None:
-    """Exit when the parent goes away (a campaign killed by SIGKILL): a worker stuck in a hung
-    program would otherwise never read the end of its stdin and live on as an orphan."""
-    parent = os.getppid()
+def _signal_name(returncode: int | None) -> str | None:
+    if returncode is None or returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
 
-    def watch() -> None:
+
+class Worker:
+    """One crash-safe worker process. Not thread-safe: one job at a time.
+
+    ``python`` runs the worker under another interpreter (another venv, another torch): the
+    protocol is the same. ``env`` defaults to :func:`~torchsmith.execute.protocol.worker_env`.
+    """
+
+    def __init__(
+        self,
+        memory_mb: int = 8192,
+        env: dict[str, str] | None = None,
+        log_dir: str | Path | None = None,
+        python: str | None = None,
+    ) -> None:
+        self.memory_mb = memory_mb
+        self.python = python
+        self.env = env if env is not None else protocol.worker_env(python=python)
+        self.log_dir = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="torchsmith-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        self.jobs = 0
+        self.torch_version: str | None = None
+        self._buf = b""
+        self._next_id = 0
+        self.log_path = self.log_dir / "worker.log"
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            protocol.child_command(self.python),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=self.env,
+            start_new_session=True,  # its own process group: a kill takes g++ children along
+        )
+        log.close()
+        self._buf = b""
+        self.starts += 1
+        msg = self._read_message(time.monotonic() + STARTUP_TIMEOUT)
+        if msg is None or msg.get("type") != "ready":
+            tail = self._log_tail(0)
+            self.kill()
+            raise RuntimeError(f"worker failed to start: {msg!r}\n{tail}")
+        self.torch_version = msg.get("torch")
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def interrupt(self) -> None:
+        """SIGKILL the worker's process group, from any thread: the job it runs ends as
+        ``died`` in the thread that waits on it, which then cleans up."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def kill(self) -> None:
+        """Kill the worker's process group and forget the process (the owning thread only)."""
+        proc = self.proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                proc.kill()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail
+            pass
+        for stream in (proc.stdin, proc.stdout):
+            if stream:
+                stream.close()
+        self.proc = None
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None and self.proc.stdin:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- jobs --------------------------------------------------------------------------------
+    def run(self, request: Request, timeout: float, memory_mb: int | None = None) -> JobOutcome:
+        """Send one job and wait for its outcome; a dead or hung worker is killed, not reused.
+
+        ``memory_mb`` caps this job's resident memory (default: the worker's own cap).
+        """
+        if not self.alive:
+            self.start()
+        assert self.proc is not None and self.proc.stdin is not None
+        cap = memory_mb if memory_mb is not None else self.memory_mb
+        self._next_id += 1
+        rid = self._next_id
+        log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        t0 = time.monotonic()
+        deadline = t0 + timeout
+        out = JobOutcome(status="died", memory_mb=cap, timeout=timeout)
+        try:
+            self.proc.stdin.write(request.to_line(rid).encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            return self._dead(out, t0, log_offset)
+        self.jobs += 1
         while True:
-            time.sleep(1.0)
-            if os.getppid() != parent:
-                os._exit(70)
+            msg = self._read_message(min(deadline, time.monotonic() + POLL_INTERVAL))
+            if msg is not None:
+                if msg.get("id") != rid:
+                    continue
+                if msg["type"] == "phase":
+                    out.phase = msg["phase"]
+                    continue
+                out.wall = time.monotonic() - t0
+                if msg["type"] == "result":
+                    out.status, out.result = "result", msg["result"]
+                else:
+                    out.status = "error"
+                    out.error = msg.get("error", "") + "\n" + msg.get("traceback", "")
+                    out.log_tail = self._log_tail(log_offset)
+                return out
+            if not self.alive:
+                return self._dead(out, t0, log_offset)
+            out.peak_rss_mb = max(out.peak_rss_mb, rss_mb(self.proc.pid))
+            if out.peak_rss_mb > cap:
+                out.memory_exceeded = True
+                out.signal = "SIGKILL"
+                return self._end(out, "died", t0, log_offset)
+            if time.monotonic() >= deadline:
+                return self._end(out, "timeout", t0, log_offset)
 
-    threading.Thread(target=watch, name="torchsmith-parent-watch", daemon=True).start()
+    def _end(self, out: JobOutcome, status: str, t0: float, log_offset: int) -> JobOutcome:
+        self.kill()
+        out.status = status
+        out.wall = time.monotonic() - t0
+        out.log_tail = self._log_tail(log_offset)
+        return out
 
+    def _dead(self, out: JobOutcome, t0: float, log_offset: int) -> JobOutcome:
+        assert self.proc is not None
+        code = self.proc.wait()
+        out.returncode = code
+        out.signal = _signal_name(code)
+        return self._end(out, "died", t0, log_offset)
 
-def main() -> None:
-    proto = _setup_streams()
-    faulthandler.enable(all_threads=False)  # a segfault's Python stack lands in the log (dedup)
-    _watch_parent()
-    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-    import torch  # noqa: F401  (pay the import once, before the first job)
+    # -- plumbing ----------------------------------------------------------------------------
+    def _read_message(self, deadline: float) -> dict[str, Any] | None:
+        """The next protocol message, or None when the deadline passes or the pipe closes."""
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return protocol.read_message(line)
 
-    proto.write(json.dumps({"type": "ready", "pid": os.getpid()}) + "\n")
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        rid = request.get("id")
-
-        def emit_phase(phase: Any, rid: Any = rid) -> None:
-            proto.write(json.dumps({"id": rid, "type": "phase", "phase": str(phase.value)}) + "\n")
-
-        print(f"[torchsmith-worker] job {rid} {request.get('kind')}", file=sys.stderr, flush=True)
+    def _log_tail(self, offset: int) -> str:
         try:
-            _reset_state()
-            result = handle(request, emit_phase)
-            msg = {"id": rid, "type": "result", "result": result}
-        except Exception as e:
-            msg = {
-                "id": rid,
-                "type": "error",
-                "error": f"{type(e).__name__}: {e}",
-                "traceback": traceback.format_exc()[-4000:],
-            }
-        try:
-            text = json.dumps(msg, default=str)
-        except (TypeError, ValueError) as e:
-            text = json.dumps({"id": rid, "type": "error", "error": f"unserializable result: {e}"})
-        proto.write(text + "\n")
-        sys.stderr.flush()
-
-
-if __name__ == "__main__":
-    main()
+            with open(self.log_path, "rb") as f:
+                f.seek(offset)
+                data = f.read()
+        except OSError:
+            return ""
+        return data.decode(errors="replace")[-LOG_TAIL_CHARS:]

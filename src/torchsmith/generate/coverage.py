@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import os
 import random
-import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -34,7 +32,7 @@ from torchsmith.program.format import Program
 from torchsmith.verdict import CheckResult
 
 if TYPE_CHECKING:
-    from torchsmith.execute.pool import Worker
+    from torchsmith.execute.worker import Worker
     from torchsmith.generate.prompts import Target
 
 COLLECT_FUNCTION = "torchsmith.generate.coverage:collect"
@@ -79,7 +77,7 @@ def collect(
     from torch._inductor import lowering as inductor_lowering
     from torch._inductor import metrics
 
-    from torchsmith.execute import runtime
+    from torchsmith.oracle import runtime
     from torchsmith.verdict import Phase
 
     lowered: Counter[str] = Counter()
@@ -158,13 +156,6 @@ def report_features(report: dict[str, Any]) -> Counter[str]:
     return feats
 
 
-def worker_env() -> dict[str, str]:
-    """The environment for a generator's worker: ours, with our import path."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    return env
-
-
 class WorkerClient:
     """The generator's own worker, for eager checks (when the fuzz loop gives none) and coverage.
 
@@ -179,9 +170,9 @@ class WorkerClient:
     @property
     def worker(self) -> Worker:
         if self._worker is None:
-            from torchsmith.execute.pool import Worker
+            from torchsmith.execute.worker import Worker
 
-            self._worker = Worker(memory_mb=self.options.memory_mb, env=worker_env())
+            self._worker = Worker(memory_mb=self.options.memory_mb)
             atexit.register(self.close)
         return self._worker
 
@@ -192,14 +183,10 @@ class WorkerClient:
 
     def coverage(self, program: Program, backend: str = "inductor") -> Counter[str]:
         """Inductor features of one compile of ``program`` (empty when the job fails)."""
-        request = {
-            "kind": "call",
-            "function": COLLECT_FUNCTION,
-            "program": program.to_dict(),
-            "options": self.options.to_dict(),
-            "kwargs": {"backend": backend},
-        }
-        outcome = self.worker.run(request, self.options.timeout)
+        from torchsmith.execute.protocol import Request
+
+        request = Request.call(COLLECT_FUNCTION, program, self.options, backend=backend)
+        outcome = self.worker.run(request, self.options.timeout, self.options.memory_mb)
         if outcome.status != "result" or not outcome.result:
             return Counter()
         return report_features(outcome.result)

@@ -41,7 +41,8 @@ from torchsmith.generate.coverage import (
 from torchsmith.generate.mutate import typed_options
 from torchsmith.generate.protocol import GenContext
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import Program, ProgramFormatError, program_from_source
+from torchsmith.program.format import Program, ProgramFormatError
+from torchsmith.program.load import program_from_source
 from torchsmith.verdict import CheckResult, Verdict
 
 FEEDBACK_MODES = ("inductor", "ops", "off")

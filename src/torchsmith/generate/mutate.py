@@ -24,7 +24,8 @@ from torchsmith.generate.mutate_ops import MUTATORS, WEIGHTS
 from torchsmith.generate.mutate_sites import Sites
 from torchsmith.generate.protocol import GenContext
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import Program, ProgramFormatError, program_from_source
+from torchsmith.program.format import Program, ProgramFormatError
+from torchsmith.program.load import program_from_source
 from torchsmith.verdict import Verdict
 
 T = TypeVar("T")

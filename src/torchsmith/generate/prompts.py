@@ -16,7 +16,8 @@ import functools
 import random
 from pathlib import Path
 
-from torchsmith.program.format import Program, ProgramFormatError, load_program
+from torchsmith.program.format import Program, ProgramFormatError
+from torchsmith.program.load import load_program
 
 
 @dataclasses.dataclass(frozen=True)

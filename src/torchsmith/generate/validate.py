@@ -1,27 +1,17 @@
 """Run generated programs in eager (and optionally under torch.compile), crash-safely.
 
-``python -m torchsmith.generate.validate`` reads a JSON job on stdin::
-
-    {"seeds": [0, 1, ...], "options": {...GenOptions fields...}, "compile": [seeds to compile],
-     "timeout": 60}
-
-and writes one JSON line per program to stdout as soon as it is done, so a parent that sees the
-process die (a segfault in generated code) knows exactly which seed killed it and restarts after
-it. :func:`validate_seeds` is that parent.
+:func:`validate_seeds` (the parent, behind ``bench/validity.py``) sends one worker job per seed
+(:func:`validate_job`, through the worker protocol): generate the program, run it in eager with
+fresh parameters, and compile it when asked. A seed whose program kills or hangs the worker is
+recorded against that seed (``crash`` or ``timeout``) and the next seed gets a fresh worker.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
 import os
 import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from torchsmith.generate.options import GenOptions
@@ -40,29 +30,11 @@ def options_to_dict(opts: GenOptions) -> dict[str, Any]:
     return d
 
 
-class _Timeout(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def _alarm(seconds: int) -> Iterator[None]:
-    def handler(signum, frame):
-        raise _Timeout(f"timed out after {seconds}s")
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def _outputs(out: Any) -> tuple:
     return out if isinstance(out, tuple) else (out,)
 
 
-def check_one(seed: int, opts: GenOptions, compile_it: bool, timeout: int) -> dict[str, Any]:
+def check_one(seed: int, opts: GenOptions, compile_it: bool) -> dict[str, Any]:
     """Generate, run in eager (fresh parameters, as the checker builds them) and maybe compile."""
     import torch
 
@@ -71,8 +43,7 @@ def check_one(seed: int, opts: GenOptions, compile_it: bool, timeout: int) -> di
     rec: dict[str, Any] = {"seed": seed, "status": "ok"}
     t0 = time.perf_counter()
     try:
-        with _alarm(timeout):
-            src = generate_source(seed, opts)
+        src = generate_source(seed, opts)
     except Exception as e:
         rec.update(status="gen_error", error=f"{type(e).__name__}: {e}"[:400])
         return rec
@@ -81,17 +52,16 @@ def check_one(seed: int, opts: GenOptions, compile_it: bool, timeout: int) -> di
     rec["lines"] = src.count("\n        ") - 1
     t1 = time.perf_counter()
     try:
-        with _alarm(timeout):
-            ns: dict[str, Any] = {}
-            exec(compile(src, f"gen_{seed}.py", "exec"), ns)
-            torch.manual_seed(12345)
-            model = ns["Model"](*ns["get_init_inputs"]())
-            outs = _outputs(model(*ns["get_inputs"]()))
-            if not opts.edge_values:
-                for o in outs:
-                    if o.is_floating_point() and not bool(torch.isfinite(o).all()):
-                        rec.update(status="nonfinite")
-                        break
+        ns: dict[str, Any] = {}
+        exec(compile(src, f"gen_{seed}.py", "exec"), ns)
+        torch.manual_seed(12345)
+        model = ns["Model"](*ns["get_init_inputs"]())
+        outs = _outputs(model(*ns["get_inputs"]()))
+        if not opts.edge_values:
+            for o in outs:
+                if o.is_floating_point() and not bool(torch.isfinite(o).all()):
+                    rec.update(status="nonfinite")
+                    break
     except Exception as e:
         rec.update(status="error", error=f"{type(e).__name__}: {e}"[:400])
         return rec
@@ -99,10 +69,9 @@ def check_one(seed: int, opts: GenOptions, compile_it: bool, timeout: int) -> di
     if compile_it:
         t2 = time.perf_counter()
         try:
-            with _alarm(timeout):
-                torch._dynamo.reset()
-                compiled = torch.compile(model, backend="inductor")
-                _outputs(compiled(*ns["get_inputs"]()))
+            torch._dynamo.reset()
+            compiled = torch.compile(model, backend="inductor")
+            _outputs(compiled(*ns["get_inputs"]()))
             rec["compile"] = "ok"
         except Exception as e:
             rec["compile"] = "error"
@@ -113,29 +82,16 @@ def check_one(seed: int, opts: GenOptions, compile_it: bool, timeout: int) -> di
     return rec
 
 
-def main() -> None:
-    job = json.loads(sys.stdin.read())
-    import torch
-
-    torch.set_num_threads(int(job.get("threads", 1)))
-    opts = _options_from(job.get("options", {}))
-    to_compile = set(job.get("compile", []))
-    die_at = os.environ.get("TORCHSMITH_VALIDATE_DIE_AT")  # tests: simulate a segfault there
-    for seed in job["seeds"]:
-        if die_at is not None and str(seed) == die_at:
-            os.kill(os.getpid(), signal.SIGSEGV)
-        rec = check_one(seed, opts, seed in to_compile, int(job.get("timeout", 60)))
-        sys.stdout.write(json.dumps(rec) + "\n")
-        sys.stdout.flush()
+JOB = "torchsmith.generate.validate:validate_job"
 
 
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    src = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(
-        [src] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    )
-    return env
+def validate_job(
+    program: Any, options: Any, emit: Any, seed: int, gen_options: dict[str, Any], compile_it: bool
+) -> dict[str, Any]:
+    """Worker job: :func:`check_one` for one seed (``program`` is unused: the seed makes it)."""
+    if os.environ.get("TORCHSMITH_VALIDATE_DIE_AT") == str(seed):  # tests: a real segfault
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return check_one(seed, _options_from(gen_options), compile_it)
 
 
 def validate_seeds(
@@ -143,47 +99,29 @@ def validate_seeds(
     opts: GenOptions,
     compile_seeds: set[int] | None = None,
     timeout: int = 60,
+    jobs: int = 1,
 ) -> list[dict[str, Any]]:
-    """Run the seeds in child processes; a child that dies is recorded against the seed it was
-    on (status ``crash``) and a new child goes on with the rest."""
-    results: dict[int, dict[str, Any]] = {}
-    todo = list(seeds)
+    """Run the seeds in a worker; a seed whose program kills or hangs it is recorded with status
+    ``crash`` or ``timeout`` (and the sentence saying how) and the rest go on in a fresh one.
+    ``jobs``: how many of these run side by side (each worker's share of the cores)."""
+    from torchsmith.execute.protocol import Request, worker_env
+    from torchsmith.execute.worker import Worker
+    from torchsmith.options import CheckOptions
+
     compile_seeds = compile_seeds or set()
-    while todo:
-        job = {
-            "seeds": todo,
-            "options": options_to_dict(opts),
-            "compile": sorted(compile_seeds & set(todo)),
-            "timeout": timeout,
-        }
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "torchsmith.generate.validate"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env=_child_env(),
-        )
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(json.dumps(job))
-        proc.stdin.close()
-        for line in proc.stdout:
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
+    options = CheckOptions(timeout=float(timeout), localize=False)
+    gen_options = options_to_dict(opts)
+    out: list[dict[str, Any]] = []
+    with Worker(memory_mb=options.memory_mb, env=worker_env(jobs)) as worker:
+        for seed in seeds:
+            request = Request.call(
+                JOB, None, options, seed=seed, gen_options=gen_options,
+                compile_it=seed in compile_seeds,
+            )  # fmt: skip
+            outcome = worker.run(request, options.timeout, options.memory_mb)
+            if outcome.status == "result" and outcome.result is not None:
+                out.append(outcome.result)
                 continue
-            results[rec["seed"]] = rec
-        rc = proc.wait()
-        todo = [s for s in todo if s not in results]
-        if todo:
-            dead = todo.pop(0)
-            results[dead] = {
-                "seed": dead,
-                "status": "crash",
-                "error": f"worker died (exit code {rc})",
-            }
-    return [results[s] for s in seeds]
-
-
-if __name__ == "__main__":
-    main()
+            status = {"died": "crash", "timeout": "timeout"}.get(outcome.status, "tool_error")
+            out.append({"seed": seed, "status": status, "error": outcome.failure(f"seed {seed}")})
+    return out

@@ -1,4 +1,4 @@
-"""The canonical test-program format and the loader that reads it.
+"""The canonical test-program format.
 
 A canonical program is Python source that defines
 
@@ -7,9 +7,10 @@ A canonical program is Python source that defines
 * optionally ``get_init_inputs()`` returning the constructor's positional arguments (a list) or
   keyword arguments (a dict). This is the KernelBench convention.
 
-Anything else (a repro script pasted from a PyTorch issue) goes through
-:mod:`torchsmith.program.foreign`, which rewrites it into this format from its AST alone.
-Nothing in this module executes program code: that happens only in the worker processes.
+This module only defines the format: :class:`Program`, the rules a canonical file follows, and
+the AST helpers the importer shares. Reading a file (canonical as it stands, or a repro script
+rewritten by :mod:`torchsmith.program.foreign`) is :mod:`torchsmith.program.load`'s. Nothing
+here executes program code: that happens only in the worker processes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import ast
 import dataclasses
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 #: Module-level calls a canonical file may make besides definitions (seeding and config only).
@@ -157,47 +157,3 @@ def parse_source(source: str, filename: str = "<program>") -> ast.Module:
             f"{filename}:{e.lineno}: syntax error: {e.msg}"
             + (f"\n    {e.text.rstrip()}" if e.text else "")
         ) from None
-
-
-def program_from_source(
-    source: str, name: str = "program", path: str | None = None, device: str = "cpu"
-) -> Program:
-    """Read source text as a program: canonical as it stands, otherwise imported as a repro script."""
-    tree = parse_source(source, path or name)
-    if is_canonical(tree):
-        modules = nn_module_classes(tree)
-        if "Model" in module_classes(tree):
-            model = "Model"
-        elif len(modules) == 1:
-            model = modules[0]
-        elif not modules:
-            raise ProgramFormatError(
-                f"{path or name}: no nn.Module subclass found (expected `class Model(nn.Module)`)"
-            )
-        else:
-            raise ProgramFormatError(
-                f"{path or name}: several nn.Module classes ({', '.join(modules)}) and none is"
-                " named `Model`; name the one to test `Model`"
-            )
-        return Program(source=source, model=model, name=name, origin="canonical", path=path)
-    from torchsmith.program.foreign import import_script
-
-    return import_script(source, name=name, path=path, device=device)
-
-
-def load_program(path: str | Path, device: str = "cpu") -> Program:
-    """Load a program file (canonical or a foreign repro script) without executing it."""
-    p = Path(path)
-    if not p.exists():
-        raise ProgramFormatError(f"{p}: no such file")
-    if p.is_dir():
-        prog = p / "program.py"
-        if prog.exists():
-            p = prog
-        else:
-            raise ProgramFormatError(f"{p}: is a directory without program.py")
-    try:
-        source = p.read_text()
-    except UnicodeDecodeError:
-        raise ProgramFormatError(f"{p}: not a UTF-8 text file") from None
-    return program_from_source(source, name=p.stem, path=str(p), device=device)

@@ -26,7 +26,7 @@ from typing import Any
 
 from torchsmith.check import check_program
 from torchsmith.dedup import signature
-from torchsmith.execute.pool import Worker
+from torchsmith.execute.worker import Worker
 from torchsmith.finding import Finding, update_meta, write_finding
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any
 
-from torchsmith.check import _request, outcome_to_result
+from torchsmith.check import run_job
 from torchsmith.dedup import normalize_message
-from torchsmith.execute.pool import Worker
+from torchsmith.execute.protocol import Request
+from torchsmith.execute.worker import Worker
 from torchsmith.localize import LADDER, RUNG_STAGE
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
@@ -127,11 +127,8 @@ class Judge:
 
     def run(self, program: Program, backend: str) -> CheckResult:
         self.jobs += 1
-        self.worker.memory_mb = self.options.memory_mb
-        out = self.worker.run(
-            _request("check", program, self.options, backend=backend), self.timeout
-        )
-        return outcome_to_result(out, program, self.options)
+        request = Request.check(program, self.options, backend)
+        return run_job(self.worker, request, self.options, self.timeout)
 
     def test(self, program: Program) -> Attempt:
         t0 = time.monotonic()
@@ -166,9 +163,9 @@ class Judge:
         inst = instrument(program)
         if inst is None:
             return None
-        req: dict[str, Any] = _request("call", inst, self.options, function=PROBE_FUNCTION)
         self.jobs += 1
-        out = self.worker.run(req, self.timeout)
+        req = Request.call(PROBE_FUNCTION, inst, self.options)
+        out = self.worker.run(req, self.timeout, self.options.memory_mb)
         if out.status != "result" or not out.result:
             return None
         return [(int(i), str(n), d) for i, n, d in out.result["records"]]

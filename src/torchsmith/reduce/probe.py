@@ -104,7 +104,7 @@ def describe(value: Any) -> dict[str, Any]:
 
 def record_values(program: Program, options: Any, emit: Any) -> dict[str, Any]:
     """Worker side: run the instrumented ``program`` once eagerly and return its records."""
-    from torchsmith.execute import runtime
+    from torchsmith.oracle import runtime
 
     records: Records = []
 

@@ -14,7 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from torchsmith.execute.pool import JobOutcome, Worker
+from torchsmith.execute.protocol import Request
+from torchsmith.execute.worker import Worker
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 
@@ -103,34 +104,6 @@ def exception_info(e: BaseException) -> dict[str, str]:
 
 
 # -- in the parent ---------------------------------------------------------------------------------
-def request(function: str, program: Program, options: CheckOptions, **kwargs: Any) -> dict:
-    return {
-        "kind": "call",
-        "function": function,
-        "program": program.to_dict(),
-        "options": options.to_dict(),
-        "kwargs": kwargs,
-    }
-
-
-def outcome_error(outcome: JobOutcome, options: CheckOptions, what: str) -> str | None:
-    """A one-line message for a job that brought no result back, else None."""
-    where = f" (worker phase: {outcome.phase})" if outcome.phase else ""
-    if outcome.status == "result":
-        return None
-    if outcome.status == "timeout":
-        return f"{what}: no result within {options.timeout:g} s{where}; the program may hang"
-    if outcome.status == "died":
-        if outcome.memory_exceeded:
-            how = f"exceeded the memory cap of {options.memory_mb} MiB"
-        elif outcome.signal:
-            how = f"was killed by {outcome.signal}"
-        else:
-            how = f"exited with code {outcome.returncode}"
-        return f"{what}: the worker {how}{where}"
-    return f"{what}: torchsmith failed inside the worker: {outcome.error.strip()[:2000]}"
-
-
 def run_job(
     function: str,
     program: Program,
@@ -146,11 +119,13 @@ def run_job(
     own = worker is None
     worker = worker or Worker(memory_mb=options.memory_mb)
     try:
-        outcome = worker.run(request(function, program, options, **kwargs), options.timeout)
+        outcome = worker.run(
+            Request.call(function, program, options, **kwargs), options.timeout, options.memory_mb
+        )
     finally:
         if own:
             worker.close()
-    msg = outcome_error(outcome, options, program.name)
+    msg = outcome.failure(program.name)
     if msg:
         raise TroubleshootError(msg)
     result = outcome.result or {}

@@ -32,7 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from torchsmith.execute.pool import Worker
+from torchsmith.execute.protocol import Request, worker_env
+from torchsmith.execute.worker import Worker
 from torchsmith.finding import read_finding
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
@@ -40,8 +41,6 @@ from torchsmith.troubleshoot.common import (
     SCHEMA,
     TroubleshootError,
     load_error_result,
-    outcome_error,
-    request,
     table,
 )
 from torchsmith.troubleshoot.explain import format_breaks, format_times
@@ -91,7 +90,7 @@ def debug_job(
     """Compile and run once with the debug switches on; write Dynamo's graphs into ``out_dir``."""
     import torch
 
-    from torchsmith.execute.runtime import ProgramLoadError
+    from torchsmith.oracle.runtime import ProgramLoadError
     from torchsmith.troubleshoot.explain import explain_run
 
     if os.environ.get("TORCH_COMPILE_DEBUG") != "1":
@@ -138,7 +137,7 @@ def _prepare(out_dir: Path) -> None:
 
 
 def _debug_env(out_dir: Path) -> dict[str, str]:
-    env = dict(os.environ)
+    env = worker_env()
     env.update(
         {
             "TORCH_COMPILE_DEBUG": "1",
@@ -234,7 +233,7 @@ def debug_program(
     ``explain`` (the :mod:`~torchsmith.troubleshoot.explain` report, or None when the run brought
     no result back), ``compile_times``, ``tlparse`` and ``error`` (None, or why the run failed:
     a compiled-run exception, a timeout, a worker death). ``worker_factory(env=..., log_dir=...)``
-    makes the dedicated worker (default: :class:`~torchsmith.execute.pool.Worker`). Raises
+    makes the dedicated worker (default: :class:`~torchsmith.execute.worker.Worker`). Raises
     :class:`~torchsmith.troubleshoot.common.TroubleshootError` for a program that does not load
     or an unusable ``out_dir``.
     """
@@ -246,7 +245,9 @@ def debug_program(
     worker = factory(env=env, log_dir=out)
     try:
         outcome = worker.run(
-            request(JOB, program, options, out_dir=str(out.resolve())), options.timeout
+            Request.call(JOB, program, options, out_dir=str(out.resolve())),
+            options.timeout,
+            options.memory_mb,
         )
     finally:
         worker.close()
@@ -254,7 +255,7 @@ def debug_program(
     if result and result.get("load_error"):
         raise TroubleshootError(f"{program.name}: {result['load_error']}")
     _organize(out)
-    error = outcome_error(outcome, options, program.name)
+    error = outcome.failure(program.name)
     if result and result.get("error"):
         err = result["error"]
         error = f"the compiled run raised {err['type']}: {err['summary']}"

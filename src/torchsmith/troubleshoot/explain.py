@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from torchsmith.execute.pool import Worker
+from torchsmith.execute.worker import Worker
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.troubleshoot.common import (
@@ -228,12 +228,12 @@ def explain_run(
     """Load, compile and run ``program`` once, recording graphs and breaks (in a worker).
 
     Returns the report and the captured ``GraphModule`` objects (``debug`` writes them out).
-    Raises :class:`~torchsmith.execute.runtime.ProgramLoadError` when the program does not load.
+    Raises :class:`~torchsmith.oracle.runtime.ProgramLoadError` when the program does not load.
     """
     import torch
     from torch._dynamo.backends.debugging import ExplainWithBackend
 
-    from torchsmith.execute import runtime
+    from torchsmith.oracle import runtime
     from torchsmith.verdict import Phase
 
     report: dict[str, Any] = {
@@ -311,7 +311,7 @@ def explain_run(
 
 def explain_job(program: Program, options: CheckOptions, emit_phase: Any) -> dict[str, Any]:
     """The ``call`` job behind ``torchsmith explain``."""
-    from torchsmith.execute.runtime import ProgramLoadError
+    from torchsmith.oracle.runtime import ProgramLoadError
 
     try:
         report, _ = explain_run(program, options, emit_phase)

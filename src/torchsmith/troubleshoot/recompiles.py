@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from torchsmith.execute.pool import Worker
+from torchsmith.execute.worker import Worker
 from torchsmith.options import DTYPES, CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.troubleshoot.common import (
@@ -206,7 +206,7 @@ def _apply(
     vary: dict[str, Any], value: Any, model: Any, base_inputs: list[Any], options: CheckOptions
 ) -> tuple[list[Any], Callable[[], None]]:
     """Inputs for one step, after changing the model as it asks; returns them and an undo."""
-    from torchsmith.execute import runtime
+    from torchsmith.oracle import runtime
 
     dtype = runtime.resolve_dtype(options.dtype)
     if vary["kind"] == "none":
@@ -250,7 +250,7 @@ def recompiles_job(
     import torch
     from torch._dynamo.utils import counters
 
-    from torchsmith.execute import runtime
+    from torchsmith.oracle import runtime
     from torchsmith.verdict import Phase
 
     dtype = runtime.resolve_dtype(options.dtype)

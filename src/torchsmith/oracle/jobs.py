@@ -1,4 +1,5 @@
-"""Inside a worker: one differential check of one program under one backend.
+"""The jobs a worker runs for the judge: one differential check of one program under one backend,
+its eager half, and Inductor's ``CompilerBisector``.
 
 The order follows PyTorch's accuracy harness (``benchmarks/dynamo/common.py``): eager, eager again
 with the same seed (nondeterminism rules the program out), float64 eager as the reference, then
@@ -15,9 +16,10 @@ from typing import Any
 
 import torch
 
-from torchsmith import oracle, sensitivity
-from torchsmith.execute import probejob, runtime
 from torchsmith.options import CheckOptions
+from torchsmith.oracle import probe, runtime, sensitivity
+from torchsmith.oracle.compare import compare, identical
+from torchsmith.oracle.diagnose import diagnose
 from torchsmith.program.format import Program
 from torchsmith.verdict import Phase, Verdict
 
@@ -73,10 +75,6 @@ def _diagnose_invalid(loaded: runtime.LoadedProgram, options: CheckOptions, exc:
         "message": str(exc)[:2000],
         "summary": f"{type(exc).__name__}: {_first_line(str(exc))}",
     }
-    try:
-        from torchsmith.diagnose import diagnose
-    except ImportError:  # pragma: no cover - diagnose ships with the package
-        return evidence
     dtype = runtime.resolve_dtype(options.dtype)
 
     def rerun() -> Any:
@@ -144,7 +142,7 @@ def run_check(
                     f"the second eager run raised {type(e).__name__}: {_first_line(str(e))}",
                 )
             )
-        if not oracle.identical(ref, ref2) or not oracle.identical(ref_grads, ref2_grads):
+        if not identical(ref, ref2) or not identical(ref_grads, ref2_grads):
             return finish(
                 _result(
                     Verdict.NONDETERMINISTIC,
@@ -167,13 +165,13 @@ def run_check(
             reason = f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
             return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
         emit(Phase.COMPARE)
-        judged = oracle.compare(ref, res, fp64, options.tol)
+        judged = compare(ref, res, fp64, options.tol)
         if judged.verdict is Verdict.PASS and options.grad:
-            judged = oracle.compare(ref_grads, res_grads, fp64_grads, options.tol, prefix="grad")
+            judged = compare(ref_grads, res_grads, fp64_grads, options.tol, prefix="grad")
         if options.probe and judged.verdict in sensitivity.CANDIDATES:
             emit(Phase.EAGER)  # the probe runs eager only: dying in it is not the compiler's
             t0 = time.perf_counter()
-            judged = probejob.probe_judgement(
+            judged = probe.probe_judgement(
                 loaded,
                 options,
                 dtype,

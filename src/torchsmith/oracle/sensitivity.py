@@ -2,7 +2,7 @@
 
 PyTorch maintainers close reports that show a difference without showing a wrong answer (1/x near
 zero, catastrophic cancellation, fp16 products cast to int). Before a ``mismatch`` or
-``nan-mismatch`` stands, the probe (:mod:`torchsmith.execute.probejob`) reruns *eager only* in
+``nan-mismatch`` stands, the probe (:mod:`torchsmith.oracle.probe`) reruns *eager only* in
 variants a correct compiler could have matched: a float64 reference that also upcasts the
 program's own casts, fp16/bf16 intermediates in float32 (Inductor's precision), every
 near-boundary decision flipped both ways, every rounding done differently (reductions reordered,
@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from torchsmith.oracle import compare_leaf, flatten
+from torchsmith.oracle.compare import compare_leaf, flatten
 from torchsmith.verdict import Verdict
 
 CANDIDATES = (Verdict.MISMATCH, Verdict.NAN_MISMATCH)

@@ -206,7 +206,7 @@ def run_model(
     back-propagates a seeded cotangent and returns the gradients of float inputs and parameters.
     ``transform(model, inputs) -> (model, inputs)`` runs (without grad) before the call and
     ``context()`` is entered around forward and backward: the sensitivity probe's eager variants
-    (:mod:`torchsmith.execute.perturb`).
+    (:mod:`torchsmith.oracle.perturb`).
     """
     device = options.device
     model = build_model(loaded, options.seed, device, dtype)

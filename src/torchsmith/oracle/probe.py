@@ -1,8 +1,8 @@
 """Inside a worker: the sensitivity probe's runs, and the re-judged verdict they lead to.
 
-:class:`Probe` runs the eager variants of :mod:`torchsmith.execute.perturb` and
-:mod:`torchsmith.execute.boundary` once per candidate and hands their outputs to the decisions in
-:mod:`torchsmith.sensitivity`; :func:`probe_judgement` is the step ``checkjob`` calls on every
+:class:`Probe` runs the eager variants of :mod:`torchsmith.oracle.perturb` and
+:mod:`torchsmith.oracle.boundary` once per candidate and hands their outputs to the decisions in
+:mod:`torchsmith.oracle.sensitivity`; :func:`probe_judgement` is the step ``checkjob`` calls on every
 candidate ``mismatch`` and ``nan-mismatch``; :func:`sensitivity_job` is the same probe without a
 compile, for generators.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 import torch
 
-from torchsmith.oracle import Judgement, compare, compare_leaf, flatten
-from torchsmith.sensitivity import (
+from torchsmith.oracle.compare import Judgement, compare, compare_leaf, flatten
+from torchsmith.oracle.sensitivity import (
     CANDIDATES,
     MARGIN,
     MAX_PAIRS,
@@ -44,7 +44,7 @@ class Probe:
         self.started = False
 
     def _run(self, name: str, dtype: torch.dtype | None, **kw: Any) -> tuple[Any, Any] | None:
-        from torchsmith.execute import runtime
+        from torchsmith.oracle import runtime
 
         t0 = time.perf_counter()
         try:
@@ -58,8 +58,8 @@ class Probe:
             self.seconds += time.perf_counter() - t0
 
     def start(self) -> None:
-        from torchsmith.execute import perturb
-        from torchsmith.execute.boundary import BoundaryMode
+        from torchsmith.oracle import perturb
+        from torchsmith.oracle.boundary import BoundaryMode
 
         if self.started:
             return
@@ -84,7 +84,7 @@ class Probe:
     def add_pair(self) -> None:
         """Two antithetic pairs: inputs perturbed (+u, -u), and every rounding done otherwise
         (results moved by +u/-u, reductions added forward/backward)."""
-        from torchsmith.execute import perturb
+        from torchsmith.oracle import perturb
 
         seed = 7919 * (self.options.seed + 1) + 104729 * self.pairs
         self.pairs += 1
@@ -226,6 +226,9 @@ def _finish(
 
 
 # -- for generators ------------------------------------------------------------------------------
+SENSITIVITY_JOB = "torchsmith.oracle.probe:sensitivity_job"
+
+
 def sensitivity_job(program: Any, options: Any, emit: Any) -> dict[str, Any]:
     """Worker job: is ``program`` numerically unstable in eager alone, before any compile?
 
@@ -234,13 +237,12 @@ def sensitivity_job(program: Any, options: Any, emit: Any) -> dict[str, Any]:
     would flag means a correct compiler could be flagged too: mismatches found on this program
     will come out ``unstable``. Generators call it through the worker protocol::
 
-        worker.run({"kind": "call", "function": "torchsmith.execute.probejob:sensitivity_job",
-                    "program": program.to_dict(), "options": options.to_dict()}, timeout)
+        worker.run(Request.call(SENSITIVITY_JOB, program, options), timeout)
 
     and get ``{"unstable": bool, "flagged": [{"run", "verdict", "output", "reason"}], "runs",
     "seconds"}``; ``unstable`` is None when the program does not run in eager.
     """
-    from torchsmith.execute import runtime
+    from torchsmith.oracle import runtime
     from torchsmith.verdict import Phase
 
     emit(Phase.EAGER)

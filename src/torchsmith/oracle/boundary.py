@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from torchsmith.execute.perturb import eps_of
+from torchsmith.oracle.perturb import eps_of
 
 aten = torch.ops.aten
 
