@@ -18,7 +18,6 @@ Any generator works unchanged: a name from ``generate.protocol.REGISTRY`` or ``m
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import os
 import shutil
 import threading
@@ -33,7 +32,7 @@ from torchsmith import dedup
 from torchsmith.check import CheckError, check_eager, check_program
 from torchsmith.execute.pool import Slot, WorkerPool
 from torchsmith.finding import Finding, read_finding, write_finding
-from torchsmith.generate.protocol import REGISTRY, GenContext, Generator, get_generator
+from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.store import DB_NAME, HEARTBEAT_S, ProgramRow, RecordAck, Store, Writer
@@ -69,6 +68,48 @@ class CampaignConfig:
     #: What a resumed campaign may change; everything else decides which programs are checked.
     OVERRIDABLE = ("count", "time_budget", "jobs", "known_file", "reduce", "reduce_budget")
 
+    @classmethod
+    def new(cls, out: Path | None = None, **fields: Any) -> CampaignConfig:
+        """The configuration of a new campaign in ``out`` (default: a dated folder name).
+
+        Raises :class:`CampaignError` when ``out`` already holds a campaign or the known-bugs
+        file does not exist.
+        """
+        out = (
+            Path(out)
+            if out is not None
+            else Path(time.strftime("torchsmith-campaign-%Y%m%d-%H%M%S"))
+        )
+        if (out / DB_NAME).exists():
+            raise CampaignError(f"{out} already holds a campaign: continue it with --resume {out}")
+        known = fields.get("known_file")
+        if known is not None and not Path(known).exists():
+            raise CampaignError(f"--known {known}: no such file")
+        return cls(out=out, **fields)
+
+    @classmethod
+    def resumed(cls, out: Path, **overrides: Any) -> CampaignConfig:
+        """The stored configuration of the campaign in ``out``, with ``overrides`` applied.
+
+        Only the fields in :attr:`OVERRIDABLE` may change (``None`` means "keep"); any other
+        field given, even with its stored value, is a :class:`CampaignError`, since it would
+        silently change which programs are checked and how.
+        """
+        out = Path(out)
+        if not (out / DB_NAME).exists():
+            raise CampaignError(f"{out}: no {DB_NAME} to resume")
+        fixed = sorted(k for k in overrides if k not in cls.OVERRIDABLE)
+        if fixed:
+            raise CampaignError(
+                f"--resume uses the campaign's own settings; these cannot change: {', '.join(fixed)}"
+            )
+        with Store(out, readonly=True) as store:
+            params = store.params()
+        if not params:
+            raise CampaignError(f"{out}: the campaign has no parameters")
+        config = cls.from_params(out, params)
+        return dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
+
     def to_params(self) -> dict[str, Any]:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["out"] = str(self.out)
@@ -80,20 +121,6 @@ class CampaignConfig:
         names = {f.name for f in dataclasses.fields(cls)} - {"out", "options"}
         kw = {k: v for k, v in params.items() if k in names}
         return cls(out=Path(out), options=CheckOptions.from_dict(params["options"]), **kw)
-
-
-def _tuples(options: dict[str, Any]) -> dict[str, Any]:
-    """JSON turns tuples into lists; generator options (``dtypes``) want them back."""
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
-
-
-def resolve_generator(name: str, options: dict[str, Any] | None = None) -> Generator:
-    """A generator by registry name or ``package.module:factory``."""
-    options = _tuples(options or {})
-    if name in REGISTRY or ":" not in name:
-        return get_generator(name, **options)
-    modname, attr = name.split(":", 1)
-    return getattr(importlib.import_module(modname), attr)(**options)
 
 
 def parse_duration(text: str) -> float:
@@ -137,14 +164,6 @@ class _NullProgress:
     def event(self, kind: str, text: str) -> None: ...
 
 
-def _reducer() -> Callable[..., Finding | None] | None:
-    try:
-        from torchsmith.reduce import reduce_finding  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return reduce_finding
-
-
 class Campaign:
     """One run (session) of a campaign folder; :meth:`run` returns the final summary."""
 
@@ -154,8 +173,12 @@ class Campaign:
         generator: Generator | Callable[[], Generator] | None = None,
         progress: Any = None,
         resume: bool = False,
+        reducer: Callable[..., Finding | None] | None = None,
     ) -> None:
+        """``reducer(finding, worker, options=, time_budget=)`` replaces
+        :func:`torchsmith.reduce.reduce_finding` for ``config.reduce``."""
         self.config = config
+        self.reducer = reducer
         self.out = Path(config.out)
         self.findings_dir = self.out / FINDINGS
         self.progress = progress or _NullProgress()
@@ -180,13 +203,15 @@ class Campaign:
         self.session_start = time.monotonic()
         self.prepared = False
         self.fatal: str | None = None
-        self.reduce_fn = _reducer() if config.reduce else None
+        self.writer: Writer | None = None  # set by run(): the one thread writing campaign.db
+        self.seeds = SeedSource(config.seed, config.count, set())  # replaced once prepared
+        self.pool: WorkerPool | None = None
 
     # -- set-up -------------------------------------------------------------------------------
     def _new_generator(self) -> Generator:
         if self._factory is not None:
             return self._factory()  # type: ignore[operator]
-        return resolve_generator(self.config.generator, self.config.gen_options)
+        return get_generator(self.config.generator, **self.config.gen_options)
 
     def _generate(self, gen: Generator, seed: int, ctx: GenContext) -> Program | None:
         if self._shared_gen is not None:
@@ -272,13 +297,13 @@ class Campaign:
         cfg = self.config
         self.out.mkdir(parents=True, exist_ok=True)
         self.session_start = time.monotonic()
-        self.writer = Writer(
+        self.writer = writer = Writer(
             self.out / DB_NAME, elapsed=lambda: self.elapsed() if self.prepared else None
         )
         state = "failed"
         pool: WorkerPool | None = None
         try:
-            recorded = self.writer.call(self._prepare)
+            recorded = writer.call(self._prepare)
             self.seeds = SeedSource(cfg.seed, cfg.count, recorded)
             if self._shared_gen is None:
                 self._new_generator()  # a bad generator name or option fails here, not in a slot
@@ -320,10 +345,8 @@ class Campaign:
                 pool.close()
             if self.prepared:  # never touch the state of a campaign this session did not run
                 self.progress.update(self.snapshot())
-                self.writer.call(
-                    lambda s: s.set_params(state=state, elapsed_s=self.elapsed(), pid=None)
-                )
-            self.writer.close()
+                writer.call(lambda s: s.set_params(state=state, elapsed_s=self.elapsed(), pid=None))
+            writer.close()
         if self.fatal:
             raise CampaignError(self.fatal)
         return self.summary()
@@ -331,11 +354,10 @@ class Campaign:
     def _done(self) -> bool:
         """Every seed of a ``--count`` campaign is recorded."""
         cfg = self.config
-        if cfg.count is None:
+        if cfg.count is None or self.writer is None:
             return False
-        q = "SELECT COUNT(*) FROM programs WHERE seed >= ? AND seed < ?"
-        args = (cfg.seed, cfg.seed + cfg.count)
-        return self.writer.call(lambda s: s.db.execute(q, args).fetchone()[0]) >= cfg.count
+        recorded = self.writer.call(Store.recorded_in, cfg.seed, cfg.seed + cfg.count)
+        return recorded >= cfg.count
 
     def elapsed(self) -> float:
         return self.elapsed_before + (time.monotonic() - self.session_start)
@@ -356,7 +378,7 @@ class Campaign:
         s["count"] = self.config.count
         s["time_budget"] = self.config.time_budget
         s["jobs"] = self.config.jobs
-        s["retirements"] = self.pool.retirements if hasattr(self, "pool") else 0
+        s["retirements"] = self.pool.retirements if self.pool is not None else 0
         return s
 
     def _slot_loop(self, slot: Slot) -> None:
@@ -418,9 +440,10 @@ class Campaign:
         if result is not None:
             self._fill(row, program, result)
         row.wall_s = time.perf_counter() - t0
+        assert self.writer is not None
         ack: RecordAck = self.writer.call(Store.record, row)
         self._count(row, ack, ops)
-        if ack.new_bug and row.category == "bug" and self.reduce_fn is not None:
+        if ack.new_bug and row.category == "bug" and self.config.reduce:
             self._reduce(slot, row, ack)
         return row
 
@@ -488,10 +511,12 @@ class Campaign:
 
     def _reduce(self, slot: Slot, row: ProgramRow, ack: RecordAck) -> None:
         """Reduce a new bug's first example and refine its signature with the reduced ops."""
-        assert self.reduce_fn is not None and row.finding and ack.bug
+        from torchsmith.reduce import reduce_finding
+
+        assert self.writer is not None and row.finding and ack.bug
         try:
             finding = read_finding(self.findings_dir / row.finding)
-            reduced = self.reduce_fn(
+            reduced = (self.reducer or reduce_finding)(
                 finding,
                 slot.worker,
                 options=self.config.options,

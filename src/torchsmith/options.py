@@ -78,21 +78,29 @@ def check_config_key(key: str) -> None:
         )
 
 
-def parse_config_item(item: str) -> tuple[str, Any]:
-    """``"inductor.fallback_random=True"`` -> ``("inductor.fallback_random", True)``.
+def parse_key_value(item: str, what: str = "--config") -> tuple[str, Any]:
+    """``"key=3"`` -> ``("key", 3)``: the one KEY=VALUE parser (``--config``, ``--gen-option``).
 
-    Values are Python literals when they parse as one (``True``, ``3``, ``"x"``) and plain strings
-    otherwise (``accuracy``).
+    Values are Python literals when they parse as one (``True``, ``3``, ``"x"``, ``(1, 2)``) and
+    plain strings otherwise (``accuracy``, ``relu,add``). Raises ``ValueError`` naming ``what``.
     """
     if "=" not in item:
-        raise ValueError(f"--config expects KEY=VALUE, got {item!r}")
+        raise ValueError(f"{what} expects KEY=VALUE, got {item!r}")
     key, raw = item.split("=", 1)
     key = key.strip()
-    check_config_key(key)
+    if not key:
+        raise ValueError(f"{what} expects KEY=VALUE, got {item!r}")
     try:
         value: Any = ast.literal_eval(raw.strip())
     except (ValueError, SyntaxError):
         value = raw.strip()
+    return key, value
+
+
+def parse_config_item(item: str) -> tuple[str, Any]:
+    """``"inductor.fallback_random=True"`` -> ``("inductor.fallback_random", True)``."""
+    key, value = parse_key_value(item, "--config")
+    check_config_key(key)
     return key, value
 
 

@@ -201,6 +201,11 @@ class Store:
         self.set_params(**values)
 
     # -- programs ---------------------------------------------------------------------------------
+    def recorded_in(self, start: int, stop: int) -> int:
+        """How many seeds in ``start <= seed < stop`` have a row."""
+        q = "SELECT COUNT(*) FROM programs WHERE seed >= ? AND seed < ?"
+        return int(self.db.execute(q, (start, stop)).fetchone()[0])
+
     def recorded_seeds(self) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT seed FROM programs")}
 

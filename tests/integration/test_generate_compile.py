@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from torchsmith.generate import GenOptions
 from torchsmith.generate.validate import validate_seeds
-
-pytestmark = pytest.mark.slow
 
 
 def test_generated_programs_compile_with_inductor():

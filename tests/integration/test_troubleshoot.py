@@ -9,9 +9,6 @@ import json
 import subprocess
 import sys
 
-import pytest
-
-from torchsmith.execute.worker import Worker
 from torchsmith.finding import write_finding
 from torchsmith.options import CheckOptions
 from torchsmith.program.load import load_program
@@ -29,21 +26,14 @@ TS = DATA / "troubleshoot"
 EAGER = CheckOptions(backend="eager", timeout=120)
 
 
-@pytest.fixture(scope="module")
-def tworker():
-    w = Worker(memory_mb=8192)
-    yield w
-    w.close()
-
-
 def cli(*args, timeout=300):
     return subprocess.run(
         [sys.executable, "-m", "torchsmith", *args], capture_output=True, text=True, timeout=timeout
     )
 
 
-def test_explain_reports_two_breaks_with_reasons_and_lines_and_one_graph_without(tworker):
-    r = explain_program(load_program(TS / "breaks.py"), EAGER, tworker)
+def test_explain_reports_two_breaks_with_reasons_and_lines_and_one_graph_without(worker):
+    r = explain_program(load_program(TS / "breaks.py"), EAGER, worker)
     assert (r["graph_count"], r["graph_break_count"], r["error"]) == (3, 2, None)
     printed, branch = r["breaks"]
     assert (printed["line"], printed["function"]) == (14, "forward")
@@ -54,20 +44,20 @@ def test_explain_reports_two_breaks_with_reasons_and_lines_and_one_graph_without
     assert [b["graph"] for b in r["breaks"]] == [0, 1]
     assert "Tensor.sum" in r["graphs"][1]["ops"]
 
-    full = explain_program(load_program(TS / "breaks.py"), EAGER.replace(fullgraph=True), tworker)
+    full = explain_program(load_program(TS / "breaks.py"), EAGER.replace(fullgraph=True), worker)
     assert full["error"]["type"] == "Unsupported" and full["graph_count"] == 0
     assert [(b["line"], b["gb_type"]) for b in full["breaks"]] == [(14, printed["gb_type"])]
 
-    c = explain_program(load_program(TS / "clean.py"), EAGER, tworker)
+    c = explain_program(load_program(TS / "clean.py"), EAGER, worker)
     assert (c["graph_count"], c["graph_break_count"], c["breaks"]) == (1, 0, [])
     assert c["graphs"][0]["ends_with"] == "return" and c["op_count"] == 4
 
 
-def test_recompiles_on_batch_size_with_dynamic_false_names_the_size_guard(tworker):
+def test_recompiles_on_batch_size_with_dynamic_false_names_the_size_guard(worker):
     options = EAGER.replace(dynamic=False)
     program = load_program(TS / "attr_model.py")
     r = recompiles_program(
-        program, [parse_vary("dim=0:2,8")], options, recompile_limit=2, worker=tworker
+        program, [parse_vary("dim=0:2,8")], options, recompile_limit=2, worker=worker
     )
     statuses = [s["status"] for s in r["steps"]]
     assert statuses == ["compiled", "recompiled", "limit"]
@@ -77,10 +67,10 @@ def test_recompiles_on_batch_size_with_dynamic_false_names_the_size_guard(tworke
     assert r["recompile_count"] == 2  # the step that hit the limit also tried to recompile
 
 
-def test_recompiles_on_an_attribute_and_a_dtype(tworker):
+def test_recompiles_on_an_attribute_and_a_dtype(worker):
     program = load_program(TS / "attr_model.py")
     varies = [parse_vary("attr=scale:3"), parse_vary("dtype=float64")]
-    r = recompiles_program(program, varies, EAGER, worker=tworker)
+    r = recompiles_program(program, varies, EAGER, worker=worker)
     assert [s["status"] for s in r["steps"]] == ["compiled", "recompiled", "recompiled"]
     attr = r["steps"][1]["recompiles"][0]["failures"][0]
     assert attr["reason"] == "self.scale == 2" and "self.scale" in attr["code"]

@@ -3,8 +3,6 @@
 import subprocess
 import sys
 
-import pytest
-
 from torchsmith.check import check_program
 from torchsmith.finding import read_finding, write_finding
 from torchsmith.options import CheckOptions
@@ -16,8 +14,6 @@ from torchsmith.reduce.source import view
 from torchsmith.verdict import Stage, Verdict
 
 from .conftest import BUILD_SET, DATA, RELU_BUG
-
-pytestmark = pytest.mark.slow
 
 
 def run_alone(script: str, tmp_path) -> subprocess.CompletedProcess:

@@ -74,12 +74,14 @@ class Events:
 def test_loop_dedups_reduces_new_bugs_once_and_merges_refined_signatures(tmp_path, monkeypatch):
     monkeypatch.setattr(camp, "check_program", fake_check)
     calls = []
-    monkeypatch.setattr(
-        camp, "_reducer", lambda: lambda f, w, **kw: calls.append(f.id) or fake_reduce(f, w, **kw)
-    )
+
+    def reducer(f, w, **kw):
+        calls.append(f.id)
+        return fake_reduce(f, w, **kw)
+
     cfg = CampaignConfig(out=tmp_path, count=8, jobs=2, reduce=True)
     events = Events()
-    summary = Campaign(cfg, generator=Gen(), progress=events).run()
+    summary = Campaign(cfg, generator=Gen(), progress=events, reducer=reducer).run()
     assert summary["state"] == "finished" and summary["programs"] == 8
     # seeds 0, 2, 4 (relu with sin, mul, exp: three op sets) and 7 (= 2 again); 5 yields nothing
     assert summary["findings"] == 4 and len(calls) == 3

@@ -166,13 +166,19 @@ def test_op_filter_glob_regex_and_list():
         generate_source(3, GenOptions(ops="no_such_op_anywhere"))
 
 
-def test_dtype_option_restricts_inputs():
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_dtype_option_restricts_inputs(dtype):
+    floats = 0
     for seed in range(5):
-        src = generate_source(seed, GenOptions(dtypes=("float32",)))
+        src = generate_source(seed, GenOptions(dtypes=(dtype,)))
         ns: dict = {}
         exec(src, ns)
-        for t in ns["get_inputs"]():
-            assert t.dtype in (torch.float32, torch.int64)  # int64: index tensors for gather & co.
+        inputs = ns["get_inputs"]()
+        # int64 is allowed only for index tensors (gather & co.); the float data is the dtype
+        assert {t.dtype for t in inputs} <= {getattr(torch, dtype), torch.int64}
+        floats += sum(t.is_floating_point() for t in inputs)
+        assert any(t.dtype == getattr(torch, dtype) for t in inputs), src
+    assert floats >= 5
 
 
 def test_options_validation():

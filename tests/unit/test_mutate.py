@@ -73,11 +73,14 @@ def test_same_seed_same_mutants_and_program(gen):
 
 
 def test_mutants_are_readable_canonical_programs(gen):
+    seen = 0
     for seed in range(40):
         for _, m in zip(range(2), gen.candidates(seed)):
             p = program_from_source(m.source, name=m.name)
             assert p.origin == "canonical" and m.origin == "mutated" and m.name == f"mut_{seed}"
             assert m.source.startswith("# Mutated by torchsmith mutate") and len(m.notes) >= 2
+            seen += 1
+    assert seen == 80  # two mutants for every seed: the loop cannot pass by checking nothing
 
 
 @pytest.mark.parametrize("name", sorted(MUTATORS))

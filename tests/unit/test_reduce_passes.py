@@ -343,9 +343,13 @@ def test_candidates_that_cannot_run_or_are_not_smaller_cost_no_job():
             return [torch.randn(3)]
         """
     )
-    out, r = reduce(source, lambda s: False, [("drop-statements", forward.drop_statements)])
-    assert out == source
+    asked: list[str] = []
+    # a predicate that accepts anything it is asked: only the parent's own filter keeps it unused
+    out, r = reduce(
+        source, lambda s: asked.append(s) or True, [("drop-statements", forward.drop_statements)]
+    )
     # every deletion leaves `a` or `b` undefined: rejected in the parent, never sent to a worker
+    assert asked == [] and out == source
     assert r.skipped >= 2 and not r.attempts
 
 

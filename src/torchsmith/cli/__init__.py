@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import click
 
-from torchsmith.cli import check as _check
-from torchsmith.cli import fuzz as _fuzz
-from torchsmith.cli import gen as _gen_graph
-from torchsmith.cli import generate_cmds as _gen
-from torchsmith.cli import reduce as _reduce
-from torchsmith.cli import troubleshoot as _troubleshoot
+from torchsmith.cli import check, fuzz, generate, reduce, troubleshoot
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -18,19 +13,19 @@ def main() -> None:
     """torchsmith: finds bugs in torch.compile (Dynamo, AOTAutograd, Inductor)."""
 
 
-main.add_command(_check.check)
-main.add_command(_check.render)
-main.add_command(_check.import_, name="import")
-main.add_command(_gen_graph.gen)
-main.add_command(_troubleshoot.explain)
-main.add_command(_troubleshoot.recompiles)
-main.add_command(_troubleshoot.debug)
-main.add_command(_fuzz.fuzz)
-main.add_command(_fuzz.status)
-main.add_command(_reduce.reduce)
-main.add_command(_reduce.report)
-main.add_command(_gen.mutate)
-main.add_command(_gen.gen_llm)
+main.add_command(check.check)
+main.add_command(check.render)
+main.add_command(check.import_, name="import")
+main.add_command(generate.gen)
+main.add_command(generate.mutate)
+main.add_command(generate.gen_llm)
+main.add_command(troubleshoot.explain)
+main.add_command(troubleshoot.recompiles)
+main.add_command(troubleshoot.debug)
+main.add_command(fuzz.fuzz)
+main.add_command(fuzz.status)
+main.add_command(reduce.reduce)
+main.add_command(reduce.report)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -10,7 +10,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from torchsmith.cli.common import EXIT_USAGE, _fail, build_options, check_options
+from torchsmith.cli.common import EXIT_USAGE, build_options, check_options, fail, output_option
 from torchsmith.program.format import ProgramFormatError
 from torchsmith.program.load import load_program
 
@@ -68,7 +68,7 @@ def check(
             if result.exit_code:
                 click.echo(headline(result).splitlines()[0][:300], err=True)
     except CheckError as e:
-        _fail(str(e))
+        fail(str(e))
     worst = 1 if 1 in codes else max(codes, default=0)
     if defaults and not files:
         # The built-in examples declare their expected verdicts; the demo succeeds when all hold.
@@ -80,7 +80,7 @@ def check(
 
 @click.command()
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="Default: stdout.")
+@output_option("Default: stdout.")
 @check_options
 def render(file: Path, output: Path | None, **kw: Any) -> None:
     """Write FILE out as a standalone script printing eager, compiled, fp64 and the verdict."""
@@ -90,8 +90,7 @@ def render(file: Path, output: Path | None, **kw: Any) -> None:
     try:
         program = load_program(file, device=options.device)
     except ProgramFormatError as e:
-        _fail(str(e))
-        return
+        fail(str(e))
     text = render_script(program, options)
     if output:
         output.write_text(text)
@@ -102,15 +101,14 @@ def render(file: Path, output: Path | None, **kw: Any) -> None:
 
 @click.command(name="import")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="Default: stdout.")
+@output_option("Default: stdout.")
 @click.option("--device", default="cpu", show_default=True)
 def import_(file: Path, output: Path | None, device: str) -> None:
     """Convert a repro script (as pasted in PyTorch issues) to the canonical program format."""
     try:
         program = load_program(file, device=device)
     except ProgramFormatError as e:
-        _fail(str(e))
-        return
+        fail(str(e))
     text = program.source if program.source.endswith("\n") else program.source + "\n"
     if program.model != "Model":
         text += f"\n\nModel = {program.model}\n"

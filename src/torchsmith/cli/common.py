@@ -3,18 +3,37 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 
-from torchsmith.options import DTYPES, CheckOptions, parse_config_item
+from torchsmith.options import DTYPES, CheckOptions, parse_config_item, parse_key_value
 
 EXIT_USAGE = 2
 
 
-def _fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
+    """Print ``torchsmith: message`` on stderr and exit with the usage status (2)."""
     click.echo(f"torchsmith: {message}", err=True)
     sys.exit(EXIT_USAGE)
+
+
+def parse_items(items: tuple[str, ...] | list[str], what: str) -> dict[str, Any]:
+    """Repeated ``KEY=VALUE`` options as a dict (tuples become lists, as JSON stores them)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        try:
+            key, value = parse_key_value(item, what)
+        except ValueError as e:
+            fail(str(e))
+        out[key] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def output_option(help: str) -> Any:
+    """``-o/--output PATH`` with the command's own help text."""
+    return click.option("-o", "--output", type=click.Path(path_type=Path), help=help)
 
 
 def check_options(f: Any) -> Any:
@@ -59,5 +78,4 @@ def build_options(kw: dict[str, Any]) -> CheckOptions:
         probe = not kw.pop("no_probe", False)
         return CheckOptions(config=config, localize=localize, probe=probe, **kw)
     except ValueError as e:
-        _fail(str(e))
-        raise  # unreachable
+        fail(str(e))

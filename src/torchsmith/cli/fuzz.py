@@ -5,36 +5,19 @@ from __future__ import annotations
 import json
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import click
 
-from torchsmith.cli.common import EXIT_USAGE, _fail, build_options, check_options
+from torchsmith.cli.common import EXIT_USAGE, build_options, check_options, fail, parse_items
 
-#: Options a resumed campaign may change; every other one (the generator, its options, the
-#: seed, every check option) decides which programs are checked and how, and is fixed.
-_SESSION_OPTIONS = {
-    "time_", "count", "jobs", "out", "resume", "known", "reduce", "reduce_time", "as_json",
-    "progress_interval",
+#: click parameter -> CampaignConfig field, for the options a campaign stores.
+_CONFIG_FIELDS = {
+    "seed": "seed", "count": "count", "time_": "time_budget", "jobs": "jobs",
+    "generator": "generator", "gen_option": "gen_options", "known": "known_file",
+    "reduce": "reduce", "reduce_time": "reduce_budget",
 }  # fmt: skip
-
-
-def _gen_options(items: tuple[str, ...]) -> dict[str, Any]:
-    import ast
-
-    out: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            _fail(f"--gen-option expects KEY=VALUE, got {item!r}")
-        key, raw = item.split("=", 1)
-        try:
-            value: Any = ast.literal_eval(raw.strip())
-        except (ValueError, SyntaxError):
-            value = raw.strip()
-        out[key.strip()] = list(value) if isinstance(value, tuple) else value
-    return out
 
 
 def _explicit(ctx: click.Context, name: str) -> bool:
@@ -90,67 +73,27 @@ def fuzz(
     """
     from torchsmith.campaign import Campaign, CampaignConfig, CampaignError, parse_duration
     from torchsmith.report.progress import make_progress, print_summary, summary_console
-    from torchsmith.store import DB_NAME, Store
+    from torchsmith.store import DB_NAME
 
-    time_budget = None
-    if time_ is not None:
-        try:
-            time_budget = parse_duration(time_)
-        except ValueError as e:
-            _fail(str(e))
-    if resume is not None:
-        if out is not None:
-            _fail("--resume DIR continues DIR: drop --out")
-        given = [
-            p.opts[0]
-            for p in ctx.command.params
-            if p.name not in _SESSION_OPTIONS and p.name and _explicit(ctx, p.name)
-        ]
-        if given:
-            _fail(f"--resume uses the campaign's own options; drop {', '.join(given)}")
-        if not (resume / DB_NAME).exists():
-            _fail(f"{resume}: no {DB_NAME} to resume")
-        with Store(resume, readonly=True) as store:
-            params = store.params()
-        if not params:
-            _fail(f"{resume}: the campaign has no parameters")
-        config = CampaignConfig.from_params(resume, params)
-        config.jobs = jobs if _explicit(ctx, "jobs") else config.jobs
-        config.count = count if count is not None else config.count
-        config.time_budget = time_budget if time_budget is not None else config.time_budget
-        config.known_file = str(known) if known else config.known_file
-        config.reduce = reduce or config.reduce
-        config.reduce_budget = (
-            reduce_time if _explicit(ctx, "reduce_time") else config.reduce_budget
-        )
-    else:
-        seed = kw.pop("seed")
-        options = build_options(kw)
-        out = out or Path(time.strftime("torchsmith-campaign-%Y%m%d-%H%M%S"))
-        if (out / DB_NAME).exists():
-            _fail(f"{out} already holds a campaign: continue it with --resume {out}")
-        if known is not None and not known.exists():
-            _fail(f"--known {known}: no such file")
-        config = CampaignConfig(
-            out=out,
-            seed=seed,
-            count=count,
-            time_budget=time_budget,
-            jobs=jobs,
-            generator=generator,
-            gen_options=_gen_options(gen_option),
-            options=options,
-            known_file=str(known) if known else None,
-            reduce=reduce,
-            reduce_budget=reduce_time,
-        )
-    if config.reduce:
-        from torchsmith.campaign import _reducer
-
-        if _reducer() is None:
-            click.echo(
-                "torchsmith: --reduce: torchsmith.reduce is not available; skipped", err=True
-            )
+    values: dict[str, Any] = {
+        "seed": kw.pop("seed"), "count": count, "jobs": jobs, "generator": generator,
+        "gen_option": parse_items(gen_option, "--gen-option"),
+        "known": str(known) if known else None, "reduce": reduce, "reduce_time": reduce_time,
+    }  # fmt: skip
+    try:
+        values["time_"] = parse_duration(time_) if time_ is not None else None
+        if resume is not None:
+            if out is not None:
+                fail("--resume DIR continues DIR: drop --out")
+            given = {_CONFIG_FIELDS[n]: values[n] for n in _CONFIG_FIELDS if _explicit(ctx, n)}
+            if any(_explicit(ctx, n) for n in kw):
+                given["options"] = build_options(kw)
+            config = CampaignConfig.resumed(resume, **given)
+        else:
+            fields = {_CONFIG_FIELDS[n]: values[n] for n in _CONFIG_FIELDS}
+            config = CampaignConfig.new(out, options=build_options(kw), **fields)
+    except (CampaignError, ValueError) as e:
+        fail(str(e))
     _sigterm_as_interrupt()
     progress = make_progress(progress_interval, quiet=as_json)
     console = summary_console(stderr=as_json)
@@ -206,12 +149,11 @@ def status(folder: Path, known: Path | None, as_json: bool) -> None:
     from torchsmith.store import DB_NAME
 
     if not (folder / DB_NAME).exists():
-        _fail(f"{folder}: no {DB_NAME} (not a campaign folder)")
+        fail(f"{folder}: no {DB_NAME} (not a campaign folder)")
     try:
         summary = _read_summary(folder, str(known) if known else None)
     except Exception as e:  # a locked or damaged database: say so, not a traceback
-        _fail(f"{folder}: cannot read the campaign: {e}")
-        return
+        fail(f"{folder}: cannot read the campaign: {e}")
     if not known:  # the list the campaign was started with, if it is still there
         kf = summary["params"].get("known_file")
         if kf and Path(kf).exists():

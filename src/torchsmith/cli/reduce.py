@@ -9,7 +9,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from torchsmith.cli.common import EXIT_USAGE, _fail, build_options, check_options
+from torchsmith.cli.common import EXIT_USAGE, build_options, check_options, fail, output_option
 
 #: click parameter -> CheckOptions field, where the names differ.
 _FIELDS = {"config_items": "config", "no_localize": "localize", "no_probe": "probe"}
@@ -30,12 +30,9 @@ def _explicit_options(base: Any, kw: dict[str, Any]) -> Any:
 
 @click.command()
 @click.argument("target", type=click.Path(path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    help="Write the standalone repro script here (default for FILE: <name>_reduced_repro.py next"
-    " to it; a FINDING_DIR gets a reduced finding folder with its repro.py).",
+@output_option(
+    "Write the standalone repro script here (default for FILE: <name>_reduced_repro.py next"
+    " to it; a FINDING_DIR gets a reduced finding folder with its repro.py)."
 )
 @click.option(
     "-j",
@@ -71,8 +68,7 @@ def reduce(
     from torchsmith.finding import read_finding
     from torchsmith.program.format import ProgramFormatError
     from torchsmith.program.load import load_program
-    from torchsmith.program.render import render_script
-    from torchsmith.reduce import reduce_program, write_reduced
+    from torchsmith.reduce import reduce_program, write_reduced, write_repro
 
     finding = None
     if target.is_dir() and (target / "meta.json").exists():
@@ -84,8 +80,7 @@ def reduce(
         try:
             program = load_program(target, device=options.device)
         except ProgramFormatError as e:
-            _fail(str(e))
-            return
+            fail(str(e))
         known = None
 
     def log(line: str) -> None:
@@ -128,9 +123,7 @@ def reduce(
         if out is None and finding is None:
             out = target.parent / f"{program.name}_reduced_repro.py"
         if out is not None:
-            header = f"torchsmith reduce: {s['target']}\n{res.result.reason if res.result else ''}"
-            out.write_text(render_script(res.reduced, options, header=header))
-            click.echo(f"wrote {out}", err=True)
+            click.echo(f"wrote {write_repro(res, options, out)}", err=True)
         click.echo(res.reduced.source, nl=False)
         sys.exit(0)
     click.echo("torchsmith: nothing smaller fails the same way", err=True)
@@ -153,8 +146,7 @@ def report(finding_dir: Path, html: bool, to_stdout: bool) -> None:
     try:
         paths = write_report(finding_dir, html=html)
     except (FileNotFoundError, ValueError) as e:
-        _fail(str(e))
-        return
+        fail(str(e))
     for p in paths:
         click.echo(f"wrote {p}", err=True)
     if to_stdout:

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from torchsmith.cli.common import _fail, build_options, check_options
+from torchsmith.cli.common import build_options, check_options, fail, output_option
 from torchsmith.program.format import Program, ProgramFormatError
 from torchsmith.program.load import load_program
 
@@ -22,8 +22,7 @@ def _load(file: Path, device: str) -> Program:
     try:
         return load_program(file, device=device)
     except ProgramFormatError as e:
-        _fail(str(e))
-        raise  # unreachable
+        fail(str(e))
 
 
 @click.command()
@@ -43,8 +42,7 @@ def explain(file: Path, as_json: bool, **kw: Any) -> None:
     try:
         report = explain_program(program, options)
     except TroubleshootError as e:
-        _fail(str(e))
-        return
+        fail(str(e))
     click.echo(json.dumps(report) if as_json else format_explain(report))
     sys.exit(1 if report.get("error") else 0)
 
@@ -82,28 +80,20 @@ def recompiles(
     try:
         specs = [parse_vary(v) for v in varies]
     except ValueError as e:
-        _fail(str(e))
-        return
+        fail(str(e))
     if recompile_limit is not None and recompile_limit < 1:
-        _fail("--recompile-limit must be at least 1")
+        fail("--recompile-limit must be at least 1")
     program = _load(file, options.device)
     try:
         report = recompiles_program(program, specs, options, recompile_limit=recompile_limit)
     except TroubleshootError as e:
-        _fail(str(e))
-        return
+        fail(str(e))
     click.echo(json.dumps(report) if as_json else format_recompiles(report))
 
 
 @click.command()
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Folder for the artifacts. Default: ./debug-<program name>.",
-)
+@output_option("Folder for the artifacts. Default: ./debug-<program name>.")
 @click.option("--json", "as_json", is_flag=True, help="Print the index (index.json) instead.")
 @check_options
 def debug(file: Path, output: Path | None, as_json: bool, **kw: Any) -> None:
@@ -120,8 +110,7 @@ def debug(file: Path, output: Path | None, as_json: bool, **kw: Any) -> None:
     try:
         index = debug_program(program, out, options)
     except TroubleshootError as e:
-        _fail(str(e))
-        return
+        fail(str(e))
     click.echo(json.dumps(index) if as_json else format_debug(index))
     if index["status"] == "failed":
         click.echo(f"torchsmith: {index['error']}", err=True)

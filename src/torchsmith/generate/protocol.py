@@ -11,6 +11,7 @@ import dataclasses
 import importlib
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from torchsmith.program.format import Program
@@ -43,8 +44,38 @@ REGISTRY: dict[str, str] = {
 
 
 def get_generator(name: str, **options: Any) -> Generator:
-    if name not in REGISTRY:
+    """A generator by registry name (``graph``, ``llm``, ``mutate``) or ``package.module:factory``.
+
+    List options come back as tuples (JSON, the campaign's store, turns tuples into lists).
+    """
+    options = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
+    if name not in REGISTRY and ":" not in name:
         raise ValueError(f"unknown generator {name!r}; known: {', '.join(sorted(REGISTRY))}")
-    modname, attr = REGISTRY[name].split(":")
+    modname, attr = REGISTRY.get(name, name).split(":", 1)
     factory = getattr(importlib.import_module(modname), attr)
     return factory(**options)
+
+
+def write_generated(
+    gen: Generator,
+    seed: int,
+    n: int,
+    out: Path,
+    ctx: GenContext | None = None,
+    log: Callable[[str], None] = lambda line: None,
+) -> list[Path]:
+    """Write the programs of seeds ``seed .. seed+n-1`` to ``out/<name>.py``; a seed that yields
+    nothing is logged and skipped. Returns the paths written."""
+    out.mkdir(parents=True, exist_ok=True)
+    ctx = ctx or GenContext()
+    paths: list[Path] = []
+    for s in range(seed, seed + n):
+        program = gen.generate(s, ctx)
+        if program is None:
+            log(f"seed {s}: no valid program")
+            continue
+        path = out / f"{program.name}.py"
+        path.write_text(program.source)
+        paths.append(path)
+        log(f"wrote {path}")
+    return paths

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from torchsmith.oracle.perturb import eps_of
+from torchsmith.oracle.perturb import eps_of, schema_args
 
 aten = torch.ops.aten
 
@@ -27,19 +27,6 @@ _ROUNDING = {aten.floor, aten.ceil, aten.round, aten.trunc, aten.frac}
 _MODULO = {aten.remainder, aten.fmod, aten.floor_divide}
 _ARG = {aten.argmax: True, aten.argmin: False}
 _EXTREME = {aten.max: True, aten.min: False}
-
-
-def _args(func: Any, args: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Arguments by schema name, defaults filled in."""
-    out: dict[str, Any] = {}
-    for i, a in enumerate(func._schema.arguments):
-        if i < len(args):
-            out[a.name] = args[i]
-        elif a.name in kwargs:
-            out[a.name] = kwargs[a.name]
-        elif a.has_default_value():
-            out[a.name] = a.default_value
-    return out
 
 
 class BoundaryMode(TorchDispatchMode):
@@ -83,7 +70,7 @@ class BoundaryMode(TorchDispatchMode):
 
     def _alternative(self, func: Any, args: Any, kwargs: dict[str, Any], real: Any) -> Any:
         packet = func.overloadpacket
-        a = _args(func, args, kwargs)
+        a = schema_args(func, args, kwargs)
         x = a.get("self", a.get("input"))
         if packet in _COMPARE or packet in _EQUAL:
             return self._compare(packet, x, a["other"], real)

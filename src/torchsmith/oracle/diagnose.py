@@ -371,6 +371,7 @@ def explain_exception(
     message = _message(exc)
     user_line = _user_line(frames, program_filename)
     module, in_layer = _innermost_module(frames)
+    common = {"exc_type": exc_type, "message": message, "module": module, "user_line": user_line}
     failure = recorder.failure_for(exc) if recorder is not None else None
 
     if failure is not None:
@@ -386,17 +387,9 @@ def explain_exception(
         summary = f"`{failure.op}` got {got}" if got else f"`{failure.op}`"
         summary += f": {constraint} ({text})" if constraint else f": {message}"
         return InvalidEvidence(
-            op=failure.op,
-            args=failure.args,
-            kwargs=failure.kwargs,
-            exc_type=exc_type,
-            message=message,
-            constraint=constraint,
-            module=module,
-            user_line=user_line,
-            summary=summary,
-            outer_ops=failure.outer,
-        )
+            failure.op, failure.args, failure.kwargs, constraint=constraint, summary=summary,
+            outer_ops=failure.outer, **common,
+        )  # fmt: skip
 
     # Not raised inside a recorded torch call: plain Python code (the program's, or
     # library code such as an nn.Module's Python checks).
@@ -421,17 +414,7 @@ def explain_exception(
     detail = f"{constraint} ({message})" if constraint and message else constraint or message
     if detail:
         summary += f": {detail}"
-    return InvalidEvidence(
-        op=op,
-        args=[],
-        kwargs={},
-        exc_type=exc_type,
-        message=message,
-        constraint=constraint,
-        module=module,
-        user_line=user_line,
-        summary=summary,
-    )
+    return InvalidEvidence(op, [], {}, constraint=constraint, summary=summary, **common)
 
 
 def diagnose(fn: Callable[[], Any], program_filename: str | None) -> InvalidEvidence | None:

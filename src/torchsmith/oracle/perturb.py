@@ -40,6 +40,19 @@ def eps_of(dtype: torch.dtype) -> float:
     return float(torch.finfo(dtype).eps) if dtype.is_floating_point else 0.0
 
 
+def schema_args(func: Any, args: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """An aten call's arguments by schema name, defaults filled in (None where not given)."""
+    out: dict[str, Any] = {a.name: None for a in func._schema.arguments}
+    for i, a in enumerate(func._schema.arguments):
+        if i < len(args):
+            out[a.name] = args[i]
+        elif a.name in kwargs:
+            out[a.name] = kwargs[a.name]
+        elif a.has_default_value():
+            out[a.name] = a.default_value
+    return out
+
+
 def _map(obj: Any, fn: Callable[[Any], Any]) -> Any:
     if isinstance(obj, list | tuple):
         return type(obj)(_map(o, fn) for o in obj)
@@ -279,14 +292,7 @@ class RoundingMode(TorchDispatchMode):
         return finite_like((t.double() * factor).to(t.dtype), t)
 
     def _reordered(self, func: Any, name: str, args: Any, kwargs: dict[str, Any]) -> Any:
-        a = {arg.name: None for arg in func._schema.arguments}
-        for i, arg in enumerate(func._schema.arguments):
-            if i < len(args):
-                a[arg.name] = args[i]
-            elif arg.name in kwargs:
-                a[arg.name] = kwargs[arg.name]
-            elif arg.has_default_value():
-                a[arg.name] = arg.default_value
+        a = schema_args(func, args, kwargs)
         x = a.get("self", a.get("input"))
         rev = self.reverse
         if name in ("sum", "mean") and isinstance(x, torch.Tensor):

@@ -149,38 +149,27 @@ def probe_judgement(
     A probe that fails in itself leaves the candidate standing, with the error in the evidence.
     """
     try:
-        return _probe_judgement(loaded, options, dtype, outputs, grads, judged)
+        probe = Probe(loaded, options, dtype)
+        is_grad = str(judged.evidence.get("output", "out")).startswith("grad")
+        leaves = probe.judge(
+            int(is_grad), *(grads if is_grad else outputs), "grad" if is_grad else "out"
+        )
+        verdict = verdict_of(leaves)
+        if verdict in (Verdict.PASS, Verdict.UNSTABLE) and not is_grad and options.grad:
+            jg = compare(grads[0], grads[1], grads[2], options.tol, prefix="grad")
+            if jg.verdict not in (Verdict.PASS, *CANDIDATES):
+                return jg
+            if jg.verdict in CANDIDATES:
+                more = probe.judge(1, *grads, "grad")
+                leaves += more
+                if verdict_of(more) in CANDIDATES:
+                    judged, verdict = jg, verdict_of(more)
+                elif verdict_of(more) is Verdict.UNSTABLE:
+                    verdict = Verdict.UNSTABLE
+        return _finish(judged, verdict, leaves, probe, options, outputs, grads)
     except Exception as e:  # never lose a verdict to the probe's own failure
         judged.evidence["probe"] = {"error": f"{type(e).__name__}: {e}"[:500]}
         return judged
-
-
-def _probe_judgement(
-    loaded: Any,
-    options: Any,
-    dtype: torch.dtype | None,
-    outputs: tuple[Any, Any, Any],
-    grads: tuple[Any, Any, Any],
-    judged: Judgement,
-) -> Judgement:
-    probe = Probe(loaded, options, dtype)
-    is_grad = str(judged.evidence.get("output", "out")).startswith("grad")
-    leaves = probe.judge(
-        int(is_grad), *(grads if is_grad else outputs), "grad" if is_grad else "out"
-    )
-    verdict = verdict_of(leaves)
-    if verdict in (Verdict.PASS, Verdict.UNSTABLE) and not is_grad and options.grad:
-        jg = compare(grads[0], grads[1], grads[2], options.tol, prefix="grad")
-        if jg.verdict not in (Verdict.PASS, *CANDIDATES):
-            return jg
-        if jg.verdict in CANDIDATES:
-            more = probe.judge(1, *grads, "grad")
-            leaves += more
-            if verdict_of(more) in CANDIDATES:
-                judged, verdict = jg, verdict_of(more)
-            elif verdict_of(more) is Verdict.UNSTABLE:
-                verdict = Verdict.UNSTABLE
-    return _finish(judged, verdict, leaves, probe, options, outputs, grads)
 
 
 def _finish(

@@ -16,6 +16,7 @@ from torchsmith.reduce.driver import (
     reduce_program,
     script_reproduces,
     write_reduced,
+    write_repro,
 )
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "reduce_program",
     "script_reproduces",
     "write_reduced",
+    "write_repro",
 ]

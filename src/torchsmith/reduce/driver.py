@@ -22,6 +22,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from torchsmith.check import check_program
@@ -30,6 +31,7 @@ from torchsmith.execute.worker import Worker
 from torchsmith.finding import Finding, update_meta, write_finding
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
+from torchsmith.program.render import render_script
 from torchsmith.reduce.interesting import Attempt, Judge, Target
 from torchsmith.reduce.passes import Context, Pass, default_passes, generic_passes
 from torchsmith.reduce.probe import Records
@@ -357,7 +359,6 @@ def script_reproduces(
     program: Program, options: CheckOptions, timeout: float | None = None
 ) -> bool:
     """Render ``program`` as a standalone script, run it alone, and say whether it exits 1."""
-    from torchsmith.program.render import render_script
 
     with tempfile.TemporaryDirectory(prefix="torchsmith-repro-") as d:
         path = os.path.join(d, "repro.py")
@@ -490,6 +491,14 @@ def _confirm(
 
 # -- findings ------------------------------------------------------------------------------------
 REDUCE_LOG = "reduce-log.txt"
+
+
+def write_repro(res: ReductionResult, options: CheckOptions, path: Path) -> Path:
+    """Write the reduced program as a standalone repro script at ``path`` (see ``render``)."""
+    target = res.target.describe() if res.target else "unlocalized"
+    header = f"torchsmith reduce: {target}\n{res.result.reason if res.result else ''}"
+    path.write_text(render_script(res.reduced, options, header=header))
+    return path
 
 
 def write_reduced(finding: Finding, res: ReductionResult) -> Finding | None:

@@ -54,30 +54,22 @@ def _panel(stats: dict[str, Any]) -> Table:
     for _ in range(4):
         t.add_column()
     known = f" ({stats['known_bugs']} known)" if stats.get("known_bugs") else ""
-    t.add_row(
-        Text("elapsed", style="dim"),
-        _duration(stats["elapsed_s"]),
-        Text("programs", style="dim"),
-        f"{stats['programs']}  ({stats['per_min']:.1f}/min, {stats['jobs']} jobs)",
-    )
-    t.add_row(
-        Text("valid", style="dim"),
-        f"{stats['valid_pct']:.1f}%",
-        Text("findings", style="dim"),
-        Text(f"{stats['findings']}", style="bold red" if stats["findings"] else ""),
-    )
-    t.add_row(
-        Text("bugs", style="dim"),
-        Text(f"{stats['bugs']}{known}", style="bold red" if stats["bugs"] else ""),
-        Text("faults", style="dim"),
-        f"{stats['faults']}",
-    )
-    t.add_row(
-        Text("restarts", style="dim"),
-        f"{stats['worker_restarts']} (+{stats.get('retirements', 0)} retired)",
-        Text("budget", style="dim"),
-        _budget(stats) or "until Ctrl-C",
-    )
+
+    def alarm(text: str, n: int) -> Text:
+        return Text(text, style="bold red" if n else "")
+
+    cells = [
+        ("elapsed", _duration(stats["elapsed_s"])),
+        ("programs", f"{stats['programs']}  ({stats['per_min']:.1f}/min, {stats['jobs']} jobs)"),
+        ("valid", f"{stats['valid_pct']:.1f}%"),
+        ("findings", alarm(f"{stats['findings']}", stats["findings"])),
+        ("bugs", alarm(f"{stats['bugs']}{known}", stats["bugs"])),
+        ("faults", f"{stats['faults']}"),
+        ("restarts", f"{stats['worker_restarts']} (+{stats.get('retirements', 0)} retired)"),
+        ("budget", _budget(stats) or "until Ctrl-C"),
+    ]
+    for (k1, v1), (k2, v2) in zip(cells[::2], cells[1::2]):
+        t.add_row(Text(k1, style="dim"), v1, Text(k2, style="dim"), v2)
     return t
 
 

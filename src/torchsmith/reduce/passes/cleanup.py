@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from torchsmith.reduce.passes import Candidate, Context, drop_params, unused_params
+from torchsmith.reduce.passes.base import Candidate, Context, drop_params, unused_params
 from torchsmith.reduce.source import View, body_of, dce, loads, self_attr_loads, unparse
 
 Edit = Callable[[View], bool]  # edits a fresh view in place; False when it has nothing to do

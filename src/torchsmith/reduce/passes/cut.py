@@ -18,7 +18,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from torchsmith.reduce.passes import Candidate, Context, tidy
+from torchsmith.reduce.passes.base import Candidate, Context, tidy
 from torchsmith.reduce.passes.forward import chunks
 from torchsmith.reduce.probe import Records, value_at
 from torchsmith.reduce.source import Substitute, assigned_names, dce, loads, stores, unparse

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from torchsmith.reduce.passes import Candidate, Context, tidy
+from torchsmith.reduce.passes.base import Candidate, Context, tidy
 from torchsmith.reduce.source import (
     Substitute,
     assigned_names,

@@ -15,7 +15,7 @@ import ast
 import copy
 from collections.abc import Callable, Iterator
 
-from torchsmith.reduce.passes import Candidate, Context
+from torchsmith.reduce.passes.base import Candidate, Context
 from torchsmith.reduce.source import Renamer, Substitute, View, body_of, loads, stores, unparse
 
 

@@ -18,7 +18,7 @@ import ast
 from collections.abc import Iterator
 
 from torchsmith.program.format import dotted_name
-from torchsmith.reduce.passes import Candidate, Context
+from torchsmith.reduce.passes.base import Candidate, Context
 from torchsmith.reduce.source import ODD_DTYPES, View, unparse
 
 #: Keyword arguments that name dimensions or seeds, never sizes: left alone.

@@ -1,5 +1,9 @@
-"""``mutate`` and ``gen-llm``: write eager-valid programs from the mutation or LLM generator to a
-folder, without running a campaign (``torchsmith fuzz --generator mutate|llm`` does both)."""
+"""``gen``, ``mutate`` and ``gen-llm``: write programs to a folder without running a campaign.
+
+``gen`` writes graph-generator programs (valid by construction, byte-stable per seed);
+``mutate`` and ``gen-llm`` write the eager-valid programs of the mutation and LLM generators
+(``torchsmith fuzz --generator mutate|llm`` generates and checks in one go).
+"""
 
 from __future__ import annotations
 
@@ -9,35 +13,62 @@ from typing import Any
 
 import click
 
-from torchsmith.cli.common import _fail
+from torchsmith.cli.common import fail, parse_items
 
 
 def _write(gen: Any, seed: int, n: int, out: Path, as_json: bool) -> None:
-    from torchsmith.generate.protocol import GenContext
+    from torchsmith.generate.protocol import write_generated
 
-    out.mkdir(parents=True, exist_ok=True)
-    ctx = GenContext()
-    written = 0
     try:
-        for s in range(seed, seed + n):
-            prog = gen.generate(s, ctx)
-            if prog is None:
-                click.echo(f"seed {s}: no valid program", err=True)
-                continue
-            path = out / f"{prog.name}.py"
-            path.write_text(prog.source)
-            written += 1
-            click.echo(f"wrote {path}", err=True)
+        paths = write_generated(gen, seed, n, out, log=lambda line: click.echo(line, err=True))
     finally:
         gen.close()
     stats = gen.stats.to_dict()
     if as_json:
-        click.echo(json.dumps({"written": written, "stats": stats}, default=str))
+        click.echo(json.dumps({"written": len(paths), "stats": stats}, default=str))
     else:
         keys = [k for k in stats if not isinstance(stats[k], dict)]
         click.echo(
-            f"{written}/{n} programs in {out}; " + ", ".join(f"{k}={stats[k]}" for k in keys)
+            f"{len(paths)}/{n} programs in {out}; " + ", ".join(f"{k}={stats[k]}" for k in keys)
         )
+
+
+@click.command()
+@click.option("--seed", default=0, show_default=True, help="Seed of the first program.")
+@click.option("-n", "count", default=10, show_default=True, help="How many programs.")
+@click.option(
+    "-o", "--out", type=click.Path(path_type=Path), default=Path("programs"), show_default=True
+)
+@click.option("--max-nodes", default=10, show_default=True, help="Ops per program at most.")
+@click.option("--ops", default=None, help="Op filter: names, globs or regexes, comma-separated.")
+@click.option("--dtypes", default=None, help="Comma-separated dtypes for inputs and casts.")
+@click.option("--edge-values", is_flag=True, help="Zeros, inf, NaN, denormals, empty dims.")
+def gen(
+    seed: int,
+    count: int,
+    out: Path,
+    max_nodes: int,
+    ops: str | None,
+    dtypes: str | None,
+    edge_values: bool,
+) -> None:
+    """Write N generated programs gen_<seed+i>.py to OUT (same seed, same bytes)."""
+    from torchsmith.generate import write_programs
+    from torchsmith.generate.graph_generator import gen_options
+
+    kw: dict[str, object] = {"max_nodes": max_nodes, "edge_values": edge_values}
+    if ops:
+        kw["ops"] = ops
+    if dtypes:
+        kw["dtypes"] = dtypes
+    try:
+        options = gen_options(**kw)
+        paths = write_programs(seed, count, out, options)
+    except ValueError as e:
+        fail(str(e))
+    click.echo(
+        f"wrote {len(paths)} programs to {out}/ (gen_{seed}.py .. gen_{seed + count - 1}.py)"
+    )
 
 
 @click.command()
@@ -67,8 +98,7 @@ def mutate(
     try:
         gen = MutationGenerator(**opts)
     except ValueError as e:
-        _fail(str(e))
-        return
+        fail(str(e))
     _write(gen, seed, count, out, as_json)
 
 
@@ -95,13 +125,9 @@ def gen_llm(
     from torchsmith.generate.llm import LLMEndpointError, LLMGenerator
 
     opts: dict[str, Any] = {"base_url": base_url, "model": model, "api_key_env": api_key_env}
-    for item in gen_options:
-        if "=" not in item:
-            _fail(f"--gen-option expects KEY=VALUE, got {item!r}")
-        key, value = item.split("=", 1)
-        opts[key.strip()] = value.strip()
+    opts.update(parse_items(gen_options, "--gen-option"))
     try:
         gen = LLMGenerator(**opts)
         _write(gen, seed, count, out, as_json)
     except (ValueError, LLMEndpointError) as e:
-        _fail(str(e))
+        fail(str(e))

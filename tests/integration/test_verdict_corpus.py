@@ -1,0 +1,53 @@
+"""The verdicts on every program in ``tests/data`` (and the injected faults) stay as recorded.
+
+``tests/data/verdicts.json`` was written by the code before the redesign of issue 11 (judge in
+``oracle/``, one protocol owner, one loader); refactors must not change a verdict or a stage.
+When a change is meant to change one, update the file in the same commit and say why.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from torchsmith.check import check_files
+from torchsmith.options import CheckOptions
+
+from .conftest import DATA, EXAMPLES
+
+GOLDEN = json.loads((DATA / "verdicts.json").read_text())
+RELU_BUG = "inductor.cpp.inject_relu_bug_TESTING_ONLY"
+
+
+def _verdicts(paths: list[Path], options: CheckOptions, label=None) -> dict[str, dict]:
+    out = {}
+    for path, res, err in check_files(paths, options):
+        key = f"{label}:{path.name}" if label else str(path.relative_to(DATA))
+        out[key] = (
+            {"error": err}
+            if err
+            else {"verdict": res.verdict.value, "stage": res.stage.value if res.stage else None}
+        )
+    return out
+
+
+def test_every_data_program_keeps_its_verdict_and_stage():
+    paths = sorted(p for p in DATA.rglob("*.py"))
+    got = _verdicts(paths, CheckOptions(timeout=60.0, memory_mb=2048))
+    assert got == GOLDEN["data"]
+
+
+def test_examples_and_injected_faults_keep_their_verdict_and_stage():
+    got: dict[str, dict] = {}
+    base = CheckOptions(timeout=60.0, memory_mb=2048)
+    examples = sorted(p for p in EXAMPLES.glob("*.py") if p.name != "__init__.py")
+    got.update(_verdicts(examples, base, "examples"))
+    for fault in ("compile_error", "runtime_error", "accuracy"):
+        opts = base.replace(config={RELU_BUG: fault})
+        got.update(_verdicts([EXAMPLES / "linear_relu.py"], opts, f"relu-{fault}"))
+    opts = base.replace(
+        fullgraph=True, config={"dynamo.inject_BUILD_SET_unimplemented_TESTING_ONLY": True}
+    )
+    (res,) = _verdicts([DATA / "programs" / "build_set.py"], opts, "b").values()
+    got["build_set-fullgraph"] = res
+    assert got == GOLDEN["extra"]
