@@ -15,6 +15,7 @@ import math
 import random
 import re
 import types
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -385,27 +386,29 @@ class Builder(GlueMixin):
 
     def try_spec(self, spec: OpSpec) -> bool:
         for x in self._candidates(spec):
-            snap = self.snapshot()
-            try:
-                spec.build(self, x)
-                self.st.ops.append(spec.name)
+            if self._attempt(spec, lambda x=x: x):
                 return True
-            except self._declines:
-                self.rejects[spec.name] = self.rejects.get(spec.name, 0) + 1
-                self.restore(snap)
         if self.st.n_data_inputs < self.opts.max_inputs or self.opts.ops:
-            snap = self.snapshot()
-            try:
-                x = spec.fresh(self)
-                if not spec.accepts(x, self.edge):
-                    raise Reject("fresh input not accepted")
-                spec.build(self, x)
-                self.st.ops.append(spec.name)
-                return True
-            except self._declines:
-                self.rejects[spec.name] = self.rejects.get(spec.name, 0) + 1
-                self.restore(snap)
+            return self._attempt(spec, lambda: self._fresh_for(spec))
         return False
+
+    def _attempt(self, spec: OpSpec, pick: Callable[[], Val]) -> bool:
+        """Build ``spec`` on ``pick()``; on a decline, count it and roll the graph back."""
+        snap = self.snapshot()
+        try:
+            spec.build(self, pick())
+            self.st.ops.append(spec.name)
+            return True
+        except self._declines:
+            self.rejects[spec.name] = self.rejects.get(spec.name, 0) + 1
+            self.restore(snap)
+            return False
+
+    def _fresh_for(self, spec: OpSpec) -> Val:
+        x = spec.fresh(self)
+        if not spec.accepts(x, self.edge):
+            raise Reject("fresh input not accepted")
+        return x
 
     def run(self) -> None:
         if not self.specs:

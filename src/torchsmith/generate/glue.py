@@ -8,6 +8,7 @@ as a node and not listed in the ``# ops:`` header).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from torchsmith.generate.core import (
     FLOAT_DTYPES,
@@ -19,6 +20,7 @@ from torchsmith.generate.core import (
     dtype_src,
     fits,
     fmt,
+    hull,
     is_float,
     unary_range,
 )
@@ -88,21 +90,20 @@ class GlueMixin:
             return self.cast(base, dtype)
         return self.new_input(tuple(target), dtype)
 
-    def urange(self, fn, lo: float, hi: float) -> tuple[float, float]:
+    def _estimate(self, ranged: Callable[..., tuple[float, float]], *args) -> tuple[float, float]:
+        """``ranged(*args)``; an edge-value program takes an unbounded range where it fails."""
         try:
-            return unary_range(fn, lo, hi)
+            return ranged(*args)
         except Reject:
             if self.edge:
                 return (-math.inf, math.inf)
             raise
 
+    def urange(self, fn, lo: float, hi: float) -> tuple[float, float]:
+        return self._estimate(unary_range, fn, lo, hi)
+
     def brange(self, fn, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
-        try:
-            return binary_range(fn, a, b)
-        except Reject:
-            if self.edge:
-                return (-math.inf, math.inf)
-            raise
+        return self._estimate(binary_range, fn, a, b)
 
     def _skip_guard(self) -> bool:
         return self.edge and self.rng.random() < 0.5
@@ -188,14 +189,39 @@ class GlueMixin:
     def reshape(self, x: Val, shape: tuple[int, ...]) -> Val:
         if x.shape == tuple(shape):
             return x
+        return self.same_values(x, f"{x.name}.reshape({tuple(shape)})", shape, tag="r")
+
+    # ---------------------------------------------------------------- results built from x's values
+    def same_values(
+        self,
+        x: Val,
+        expr: str,
+        shape: tuple[int, ...] | list[int] | None = None,
+        *,
+        tag: str,
+        view: bool = True,
+        distinct: bool = True,
+    ) -> Val:
+        """Emit ``expr``, whose elements are elements of ``x`` (a view, copy, selection or
+        permutation; ``shape`` defaults to ``x``'s): dtype, range and exactness carry over,
+        ``distinct`` when asked; ``view`` marks the result a view of ``x``."""
         return self.emit(
-            f"{x.name}.reshape({tuple(shape)})",
-            tuple(shape),
+            expr,
+            tuple(x.shape if shape is None else shape),
             x.dtype,
             x.lo,
             x.hi,
-            tag="r",
+            tag=tag,
             exact=x.exact,
-            distinct=x.distinct,
-            view_of=x,
+            distinct=distinct and x.distinct,
+            view_of=x if view else None,
         )
+
+    def filled(self, x: Val, expr: str, v: float, *, tag: str) -> Val:
+        """Emit ``expr``: ``x`` with some elements set to the scalar ``v``."""
+        return self.emit(expr, x.shape, x.dtype, min(x.lo, v), max(x.hi, v), tag=tag, exact=x.exact)
+
+    def mixed(self, x: Val, y: Val, expr: str, *, tag: str) -> Val:
+        """Emit ``expr``: ``x`` with some elements taken from ``y`` (same dtype)."""
+        lo, hi = hull((x.lo, x.hi), (y.lo, y.hi))
+        return self.emit(expr, x.shape, x.dtype, lo, hi, tag=tag, exact=x.exact and y.exact)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from torchsmith.generate.mutate_sites import (
     Anchor,
     Sites,
+    anchored,
     anchors,
     available,
     binop_name,
@@ -29,6 +30,7 @@ from torchsmith.generate.mutate_sites import (
     fresh,
     insert_after,
     model_nodes,
+    op_calls,
     pick_anchor,
     stmts,
 )
@@ -129,25 +131,48 @@ _NN_INPLACE = set(
     "ReLU ReLU6 ELU SELU CELU LeakyReLU Hardtanh SiLU Mish Hardswish Hardsigmoid".split()
 )
 
+#: What :func:`containers` routes a tensor ``{v}`` through (``{b}``: the container's name).
+CONTAINER_SNIPPETS = {
+    "list": "{b} = [{v}]\n{b}.append({v} * 1.0)\n{v} = {b}[-1] if len({b}) > 1 else {b}[0]",
+    "dict": "{b} = {{'a': {v}, 'n': 2}}\n{b}['b'] = [{v}] * {b}['n']\n"
+    "{v} = sum({b}['b']) / {b}['n']",
+    "tuple": "{b} = ({v}, {v}.shape)\n{v}, _ts_shape = {b}\n{v} = {v}.reshape(_ts_shape)",
+    "dict+loop": "{b} = {{}}\nfor _ts_k in ('x', 'y'):\n    {b}[_ts_k] = {v}\n"
+    "{v} = {b}['x'] + {b}['y'] - {v}",
+}
+#: The graph breaks :func:`graph_break` inserts after ``{v}`` (``{n}``: a fresh scalar's name).
+GRAPH_BREAK_SNIPPETS = {
+    "explicit": "torch._dynamo.graph_break()",
+    "branch": "if {v}.sum() > 0:\n    {v} = {v} + 1\nelse:\n    {v} = {v} - 1",
+    "item": "{n} = float({v}.float().mean())\n{v} = {v} * (0.5 if {n} > 0 else 2.0)",
+    "tolist": "{n} = len({v}.reshape(-1)[:2].tolist())\n{v} = {v} * {n}",
+}
+
 
 # -- the operators ------------------------------------------------------------------------------
+def _call_swap(call: ast.Call) -> tuple[ast.Call, str, list[str]] | None:
+    """``(call, name, alternatives)`` for a call :func:`swap_op` can rename, else ``None``."""
+    form = call_form(call)
+    if form is None:
+        return None
+    kind, name = form
+    if kind == "nn" and (call.args or call.keywords) and name[0].isupper():
+        if not name.startswith(("MaxPool", "AvgPool", "BatchNorm", "InstanceNorm")):
+            return None
+    alts = sorted(
+        {a for g in SWAP_GROUPS if name in g for a in g if a != name and available(kind, a)}
+    )
+    return (call, name, alts) if alts else None
+
+
 def swap_op(s: Sites, rng: random.Random) -> str | None:
     """Replace a call or operator by a compatible one (``relu`` -> ``gelu``, ``+`` -> ``*``)."""
     choices: list[tuple[ast.AST, str, list[str]]] = []
     for node in model_nodes(s):
         if isinstance(node, ast.Call):
-            form = call_form(node)
-            if form is None:
-                continue
-            kind, name = form
-            if kind == "nn" and (node.args or node.keywords) and name[0].isupper():
-                if not name.startswith(("MaxPool", "AvgPool", "BatchNorm", "InstanceNorm")):
-                    continue
-            alts = sorted(
-                {a for g in SWAP_GROUPS if name in g for a in g if a != name and available(kind, a)}
-            )
-            if alts:
-                choices.append((node, name, alts))
+            swap = _call_swap(node)
+            if swap is not None:
+                choices.append(swap)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult):
             alts = [n for n in ("Add", "Sub", "Mult") if n != binop_name(node.op)]
             choices.append((node, binop_name(node.op), alts))
@@ -392,23 +417,18 @@ def insert_op(s: Sites, rng: random.Random) -> str | None:
 def inplace(s: Sites, rng: random.Random) -> str | None:
     """Switch to in-place variants: ``x.relu_()``, ``inplace=True``, ``+=``, slice assignment."""
     cands: list[tuple[str, ast.AST]] = []
-    for node in model_nodes(s):
-        if isinstance(node, ast.Call):
-            form = call_form(node)
-            if form is None:
-                continue
-            kind, name = form
-            has_kw = any(k.arg == "inplace" for k in node.keywords)
-            if kind in {"F", "nn"} and not has_kw:
-                if kind == "F" and name in _F_INPLACE and node.args:
-                    cands.append(("kw", node))
-                if kind == "nn" and name in _NN_INPLACE and not node.args:
-                    cands.append(("kw", node))
-            elif kind == "torch" and name in INPLACE_NAMES and node.args:
-                if available("method", name + "_"):
-                    cands.append(("torch", node))
-            elif kind == "method" and name in INPLACE_NAMES and available("method", name + "_"):
-                cands.append(("method", node))
+    for node, kind, name in op_calls(s):
+        has_kw = any(k.arg == "inplace" for k in node.keywords)
+        if kind in {"F", "nn"} and not has_kw:
+            if kind == "F" and name in _F_INPLACE and node.args:
+                cands.append(("kw", node))
+            if kind == "nn" and name in _NN_INPLACE and not node.args:
+                cands.append(("kw", node))
+        elif kind == "torch" and name in INPLACE_NAMES and node.args:
+            if available("method", name + "_"):
+                cands.append(("torch", node))
+        elif kind == "method" and name in INPLACE_NAMES and available("method", name + "_"):
+            cands.append(("method", node))
     fwd_assigns = [a for a in anchors(s) if isinstance(a.value, ast.BinOp)]
     for a in fwd_assigns:
         assert isinstance(a.value, ast.BinOp)
@@ -460,11 +480,9 @@ def inplace(s: Sites, rng: random.Random) -> str | None:
     return f"inplace: {code.splitlines()[-1].format(v=anchor.name)}"
 
 
-def layer_loop(s: Sites, rng: random.Random) -> str | None:
+@anchored
+def layer_loop(s: Sites, rng: random.Random, anchor: Anchor) -> str | None:
     """A Python loop over layers: a ModuleList of shape-preserving layers, or a repeated line."""
-    anchor = pick_anchor(s, rng)
-    if anchor is None:
-        return None
     st = anchor.body[anchor.index - 1] if anchor.index > 0 else None
     self_map = (
         isinstance(st, ast.Assign)
@@ -488,30 +506,18 @@ def layer_loop(s: Sites, rng: random.Random) -> str | None:
     return f"layer_loop: {anchor.name} through {len(layers)} layers of a ModuleList"
 
 
-def containers(s: Sites, rng: random.Random) -> str | None:
+@anchored
+def containers(s: Sites, rng: random.Random, anchor: Anchor) -> str | None:
     """Route a tensor through Python lists, dicts and tuple unpacking."""
-    anchor = pick_anchor(s, rng)
-    if anchor is None:
-        return None
     box = fresh(s.tree, "ts_box")
-    variants = {
-        "list": "{b} = [{v}]\n{b}.append({v} * 1.0)\n{v} = {b}[-1] if len({b}) > 1 else {b}[0]",
-        "dict": "{b} = {{'a': {v}, 'n': 2}}\n{b}['b'] = [{v}] * {b}['n']\n"
-        "{v} = sum({b}['b']) / {b}['n']",
-        "tuple": "{b} = ({v}, {v}.shape)\n{v}, _ts_shape = {b}\n{v} = {v}.reshape(_ts_shape)",
-        "dict+loop": "{b} = {{}}\nfor _ts_k in ('x', 'y'):\n    {b}[_ts_k] = {v}\n"
-        "{v} = {b}['x'] + {b}['y'] - {v}",
-    }
     kind = ["list", "dict", "tuple", "dict+loop"][rng.randrange(4)]
-    insert_after(anchor, variants[kind], b=box)
+    insert_after(anchor, CONTAINER_SNIPPETS[kind], b=box)
     return f"containers: {anchor.name} through a {kind}"
 
 
-def attr_mutation(s: Sites, rng: random.Random) -> str | None:
+@anchored
+def attr_mutation(s: Sites, rng: random.Random, anchor: Anchor) -> str | None:
     """Mutate module attributes in forward: an int counter, a plain tensor, a buffer."""
-    anchor = pick_anchor(s, rng)
-    if anchor is None:
-        return None
     init = ensure_init(s)
     name = fresh(s.tree, "ts_state")
     kind = rng.choice(["int", "tensor", "buffer"])
@@ -528,20 +534,12 @@ def attr_mutation(s: Sites, rng: random.Random) -> str | None:
     return f"attr_mutation: {kind} attribute self.{name} updated in forward"
 
 
-def graph_break(s: Sites, rng: random.Random) -> str | None:
+@anchored
+def graph_break(s: Sites, rng: random.Random, anchor: Anchor) -> str | None:
     """Force a graph break: an explicit one, a data-dependent branch, or a Python scalar."""
-    anchor = pick_anchor(s, rng)
-    if anchor is None:
-        return None
     val = fresh(s.tree, "ts_val")
-    variants = {
-        "explicit": "torch._dynamo.graph_break()",
-        "branch": "if {v}.sum() > 0:\n    {v} = {v} + 1\nelse:\n    {v} = {v} - 1",
-        "item": "{n} = float({v}.float().mean())\n{v} = {v} * (0.5 if {n} > 0 else 2.0)",
-        "tolist": "{n} = len({v}.reshape(-1)[:2].tolist())\n{v} = {v} * {n}",
-    }
-    kind = rng.choice(sorted(variants))
-    insert_after(anchor, variants[kind], n=val)
+    kind = rng.choice(sorted(GRAPH_BREAK_SNIPPETS))
+    insert_after(anchor, GRAPH_BREAK_SNIPPETS[kind], n=val)
     return f"graph_break: {kind} after {anchor.name}"
 
 

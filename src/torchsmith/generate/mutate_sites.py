@@ -12,6 +12,7 @@ import ast
 import dataclasses
 import functools
 import random
+from collections.abc import Callable, Iterator
 
 from torchsmith.program.format import dotted_name, module_classes
 
@@ -229,6 +230,20 @@ def pick_anchor(sites: Sites, rng: random.Random) -> Anchor | None:
     return rng.choice(found) if found else None
 
 
+def anchored(
+    op: Callable[[Sites, random.Random, Anchor], str | None],
+) -> Callable[[Sites, random.Random], str | None]:
+    """A mutation operator that rewrites after an anchor: ``op(sites, rng, anchor)`` on a
+    :func:`pick_anchor` pick, ``None`` when the program has none."""
+
+    @functools.wraps(op)
+    def run(sites: Sites, rng: random.Random) -> str | None:
+        anchor = pick_anchor(sites, rng)
+        return None if anchor is None else op(sites, rng, anchor)
+
+    return run
+
+
 def _plain_return(sites: Sites) -> tuple[list[ast.stmt], int] | None:
     fwd = sites.forward
     if fwd is None or not fwd.body:
@@ -246,6 +261,13 @@ def insert_after(anchor: Anchor, code: str, **names: str) -> None:
 
 def model_nodes(sites: Sites) -> list[ast.AST]:
     return list(ast.walk(sites.model))
+
+
+def op_calls(sites: Sites) -> Iterator[tuple[ast.Call, str, str]]:
+    """The model's calls that name an op, as ``(call, kind, name)`` (see :func:`call_form`)."""
+    for node in model_nodes(sites):
+        if isinstance(node, ast.Call) and (form := call_form(node)) is not None:
+            yield node, *form
 
 
 def call_form(call: ast.Call) -> tuple[str, str] | None:

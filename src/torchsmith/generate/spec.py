@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from torchsmith.generate.core import FLOAT_DTYPES, Reject, Val
+from torchsmith.generate.core import FLOAT_DTYPES, Reject, Val, fits
 
 if TYPE_CHECKING:
     from torchsmith.generate.builder import Builder
@@ -87,6 +87,42 @@ class OpSpec:
 
     def __repr__(self) -> str:
         return f"OpSpec({self.name!r}, {self.family!r})"
+
+
+class Elementwise(OpSpec):
+    """Base of the table-driven pointwise specs (unary and binary math).
+
+    ``forms`` are the spellings (one drawn per use), ``fn`` the reference function used to probe
+    for a kernel and to estimate the output range, ``range_fn`` an exact range rule that replaces
+    the estimate."""
+
+    arity = 1
+
+    def __init__(
+        self,
+        name: str,
+        forms: str | tuple[str, ...],
+        fn: Callable,
+        *,
+        range_fn: Callable | None = None,
+        **kw,
+    ) -> None:
+        super().__init__(name, "pointwise", **kw)
+        self.forms = forms if isinstance(forms, tuple) else (forms,)
+        self.fn = fn
+        self.range_fn = range_fn
+
+    def accepts(self, x: Val, edge: bool = False) -> bool:
+        return super().accepts(x, edge) and supports(self.fn, x.dtype, self.arity)
+
+    def fitted_range(self, b: Builder, out_dtype: str, *args) -> tuple[float, float] | None:
+        """Output range for operand ranges ``args`` (``lo, hi`` for a unary op, two
+        ``(lo, hi)`` pairs for a binary one), or ``None`` when it does not fit ``out_dtype``."""
+        estimate = b.urange if self.arity == 1 else b.brange
+        lo, hi = self.range_fn(*args) if self.range_fn else estimate(self.fn, *args)
+        if out_dtype == "bool":
+            lo, hi = 0.0, 1.0
+        return (lo, hi) if b.edge or fits(out_dtype, lo, hi) else None
 
 
 def register(spec: OpSpec) -> OpSpec:

@@ -11,12 +11,11 @@ from torchsmith.generate.core import (
     Reject,
     Val,
     dtype_name,
-    fits,
     fmt,
     hull,
     torch_dtype,
 )
-from torchsmith.generate.spec import OpSpec, need, op, register, supports
+from torchsmith.generate.spec import Elementwise, need, op, register
 
 SIGNED_INTS = ("int64", "int32", "int16", "int8")
 NUM = FLOAT_DTYPES + SIGNED_INTS
@@ -46,8 +45,10 @@ def nonzero(b, y: Val, low: float = 0.5) -> Val:
     return b.positive(y, low)
 
 
-class Binary(OpSpec):
+class Binary(Elementwise):
     """``out = f(a, b)`` with ``b`` a tensor operand (broadcast to ``a``) or a Python scalar."""
+
+    arity = 2
 
     def __init__(
         self,
@@ -59,21 +60,14 @@ class Binary(OpSpec):
         lhs=None,
         scalars=(),
         rhs_bound=None,
-        range_fn=None,
         **kw,
     ):
         kw.setdefault("dtypes", FLOAT_DTYPES)
-        super().__init__(name, "pointwise", **kw)
-        self.forms = forms if isinstance(forms, tuple) else (forms,)
-        self.fn = fn
+        super().__init__(name, forms, fn, **kw)
         self.rhs = rhs
         self.lhs = lhs
         self.scalars = scalars
         self.rhs_bound = rhs_bound
-        self.range_fn = range_fn
-
-    def accepts(self, x: Val, edge: bool = False) -> bool:
-        return super().accepts(x, edge) and supports(self.fn, x.dtype, 2)
 
     def _guard(self, b, v: Val, kind: str | None) -> Val:
         if kind == "nonzero":
@@ -106,16 +100,12 @@ class Binary(OpSpec):
             if isinstance(y, Val) and lim and self.rhs != "pos" and self.rhs != "nonzero":
                 y2 = b.bounded(y, lim)
             yr = (y2.lo, y2.hi) if isinstance(y2, Val) else (float(y2), float(y2))
-            if self.range_fn:
-                lo, hi = self.range_fn((a2.lo, a2.hi), yr)
-            else:
-                lo, hi = b.brange(self.fn, (a2.lo, a2.hi), yr)
-            if out_dtype == "bool":
-                lo, hi = 0.0, 1.0
-            if b.edge or fits(out_dtype, lo, hi):
+            fitted = self.fitted_range(b, out_dtype, (a2.lo, a2.hi), yr)
+            if fitted is not None:
                 break
         else:
             raise Reject("no bound makes the output fit")
+        lo, hi = fitted
         rhs = y2.name if isinstance(y2, Val) else repr(y2)
         form = b.rng.choice(self.forms)
         b.emit(form.format(a=a2.name, b=rhs), x.shape, out_dtype, lo, hi, tag=self.tag)
@@ -136,24 +126,16 @@ _b(
     scalars=(2.0, 3, -0.5),
     dtypes=NUM,
 )
-_b(
-    "div_floor",
-    "torch.div({a}, {b}, rounding_mode='floor')",
-    lambda a, b: torch.div(a, b, rounding_mode="floor"),
-    rhs="nonzero",
-    scalars=(2, 3),
-    dtypes=NUM,
-    exact=True,
-)
-_b(
-    "div_trunc",
-    "torch.div({a}, {b}, rounding_mode='trunc')",
-    lambda a, b: torch.div(a, b, rounding_mode="trunc"),
-    rhs="nonzero",
-    scalars=(2, 3),
-    dtypes=NUM,
-    exact=True,
-)
+#: The rounding divisions: their results jump at integer boundaries, so only exact inputs.
+_ROUNDING = {"rhs": "nonzero", "dtypes": NUM, "exact": True}
+for _mode in ("floor", "trunc"):
+    _b(
+        f"div_{_mode}",
+        f"torch.div({{a}}, {{b}}, rounding_mode='{_mode}')",
+        lambda a, b, mode=_mode: torch.div(a, b, rounding_mode=mode),
+        scalars=(2, 3),
+        **_ROUNDING,
+    )
 
 
 def _remainder_range(a, b):
@@ -169,30 +151,24 @@ _b(
     "remainder",
     ("{a} % {b}", "torch.remainder({a}, {b})"),
     torch.remainder,
-    rhs="nonzero",
     scalars=(2, 3, 1.5),
-    dtypes=NUM,
-    exact=True,
     range_fn=_remainder_range,
+    **_ROUNDING,
 )
 _b(
     "fmod",
     "torch.fmod({a}, {b})",
     torch.fmod,
-    rhs="nonzero",
     scalars=(2, 3, 1.5),
-    dtypes=NUM,
-    exact=True,
     range_fn=_fmod_range,
+    **_ROUNDING,
 )
 _b(
     "floor_divide",
     ("{a} // {b}", "torch.floor_divide({a}, {b})"),
     torch.floor_divide,
-    rhs="nonzero",
     scalars=(2, 3),
-    dtypes=NUM,
-    exact=True,
+    **_ROUNDING,
 )
 _b(
     "pow",
@@ -336,27 +312,10 @@ def _where(b, x: Val) -> None:
     cond = mask_for(b, x)
     if b.rng.random() < 0.4:
         c = 0 if x.is_int else b.rng.choice([0.0, -1.0, 0.5])
-        b.emit(
-            f"torch.where({cond.name}, {x.name}, {c})",
-            x.shape,
-            x.dtype,
-            min(x.lo, c),
-            max(x.hi, c),
-            tag="where",
-            exact=x.exact,
-        )
+        b.filled(x, f"torch.where({cond.name}, {x.name}, {c})", c, tag="where")
         return
     y = b.operand(x.shape, x.dtype, avoid=x)
-    lo, hi = hull((x.lo, x.hi), (y.lo, y.hi))
-    b.emit(
-        f"torch.where({cond.name}, {x.name}, {y.name})",
-        x.shape,
-        x.dtype,
-        lo,
-        hi,
-        tag="where",
-        exact=x.exact and y.exact,
-    )
+    b.mixed(x, y, f"torch.where({cond.name}, {x.name}, {y.name})", tag="where")
 
 
 @op("ldexp", "pointwise", dtypes=("float32", "float64"))

@@ -54,36 +54,24 @@ def _scatter(b, x: Val) -> None:
     idx = b.index_input(ishape, x.shape[d], unique_dim=d)
     if b.rng.random() < 0.3:
         v = 1 if x.is_int else 0.5
-        b.emit(
-            f"{x.name}.scatter({d}, {idx.name}, {v})",
-            x.shape,
-            x.dtype,
-            min(x.lo, v),
-            max(x.hi, v),
-            tag="scat",
-            exact=x.exact,
-        )
+        b.filled(x, f"{x.name}.scatter({d}, {idx.name}, {v})", v, tag="scat")
         return
     src = b.operand(ishape, x.dtype, broadcast=False, avoid=x)
-    lo, hi = hull((x.lo, x.hi), (src.lo, src.hi))
-    b.emit(
-        f"torch.scatter({x.name}, {d}, {idx.name}, {src.name})",
-        x.shape,
-        x.dtype,
-        lo,
-        hi,
-        tag="scat",
-        exact=x.exact and src.exact,
-    )
+    b.mixed(x, src, f"torch.scatter({x.name}, {d}, {idx.name}, {src.name})", tag="scat")
+
+
+def _index_and_src(b, x: Val) -> tuple[int, Val, Val]:
+    """A dim ``d`` of ``x``, an index tensor along it and a source operand of the index's shape."""
+    d = _dim(b, x)
+    ishape = _idx_shape(b, x, d)
+    idx = b.index_input(ishape, x.shape[d])
+    return d, idx, b.operand(ishape, x.dtype, broadcast=False, avoid=x)
 
 
 @op("scatter_add", "indexing", dtypes=NUM, ranks=(1, 5))
 def _scatter_add(b, x: Val) -> None:
-    d = _dim(b, x)
-    ishape = _idx_shape(b, x, d)
-    idx = b.index_input(ishape, x.shape[d])
-    src = b.operand(ishape, x.dtype, broadcast=False, avoid=x)
-    k = ishape[d]
+    d, idx, src = _index_and_src(b, x)
+    k = idx.shape[d]
     lo = x.lo + k * min(src.lo, 0.0)
     hi = x.hi + k * max(src.hi, 0.0)
     b.emit(
@@ -93,14 +81,11 @@ def _scatter_add(b, x: Val) -> None:
 
 @op("scatter_reduce", "indexing", dtypes=FLOAT_DTYPES, ranks=(1, 5))
 def _scatter_reduce(b, x: Val) -> None:
-    d = _dim(b, x)
-    ishape = _idx_shape(b, x, d)
-    idx = b.index_input(ishape, x.shape[d])
-    src = b.operand(ishape, x.dtype, broadcast=False, avoid=x)
+    d, idx, src = _index_and_src(b, x)
     red = b.rng.choice(["amax", "amin", "mean", "sum"])
     incl = b.rng.choice([True, False])
     if red == "sum":
-        k = ishape[d] + 1
+        k = idx.shape[d] + 1
         lo, hi = sum_range(min(x.lo, src.lo), max(x.hi, src.hi), k)
     else:
         lo, hi = hull((x.lo, x.hi), (src.lo, src.hi))
@@ -120,15 +105,8 @@ def _index_select(b, x: Val) -> None:
     k = b.rng.randint(1, 6)
     idx = b.index_input((k,), x.shape[d])
     shape = tuple(k if i == d else s for i, s in enumerate(x.shape))
-    b.emit(
-        f"torch.index_select({x.name}, {d}, {idx.name})",
-        shape,
-        x.dtype,
-        x.lo,
-        x.hi,
-        tag="isel",
-        exact=x.exact,
-    )
+    expr = f"torch.index_select({x.name}, {d}, {idx.name})"
+    b.same_values(x, expr, shape, tag="isel", view=False, distinct=False)
 
 
 @op("index_add", "indexing", dtypes=NUM, ranks=(1, 5))
@@ -151,16 +129,7 @@ def _index_copy(b, x: Val) -> None:
     src = b.operand(
         tuple(k if i == d else s for i, s in enumerate(x.shape)), x.dtype, broadcast=False, avoid=x
     )
-    lo, hi = hull((x.lo, x.hi), (src.lo, src.hi))
-    b.emit(
-        f"{x.name}.index_copy({d}, {idx.name}, {src.name})",
-        x.shape,
-        x.dtype,
-        lo,
-        hi,
-        tag="icopy",
-        exact=x.exact and src.exact,
-    )
+    b.mixed(x, src, f"{x.name}.index_copy({d}, {idx.name}, {src.name})", tag="icopy")
 
 
 @op("index_fill", "indexing", dtypes=NUM, ranks=(1, 5))
@@ -168,15 +137,7 @@ def _index_fill(b, x: Val) -> None:
     d = _dim(b, x)
     idx = b.index_input((b.rng.randint(1, 4),), x.shape[d])
     v = -1 if x.is_int else -0.5
-    b.emit(
-        f"{x.name}.index_fill({d}, {idx.name}, {v})",
-        x.shape,
-        x.dtype,
-        min(x.lo, v),
-        max(x.hi, v),
-        tag="ifill",
-        exact=x.exact,
-    )
+    b.filled(x, f"{x.name}.index_fill({d}, {idx.name}, {v})", v, tag="ifill")
 
 
 @op("index_put", "indexing", dtypes=NUM, ranks=(1, 4))
@@ -232,7 +193,6 @@ def _take(b, x: Val) -> None:
 def _masked_fill(b, x: Val) -> None:
     mask = mask_for(b, x)
     v = b.rng.choice([0, -1]) if x.is_int else b.rng.choice([0.0, -1.0, 2.5])
-    lo, hi = min(x.lo, v), max(x.hi, v)
     vs = str(v) if x.is_int else fmt(v)
     form = b.rng.choice(
         [
@@ -240,7 +200,7 @@ def _masked_fill(b, x: Val) -> None:
             f"torch.masked_fill({x.name}, {mask.name}, {vs})",
         ]
     )
-    b.emit(form, x.shape, x.dtype, lo, hi, tag="mfill", exact=x.exact)
+    b.filled(x, form, v, tag="mfill")
 
 
 @op("one_hot", "indexing", dtypes=INT_DTYPES, ranks=(0, 3))

@@ -43,27 +43,11 @@ def _shape_arg(b, shape: tuple[int, ...]) -> str:
     return ", ".join(str(s) for s in shape) if shape else "()"
 
 
-def _same(
-    b, x: Val, expr: str, shape, *, tag: str, view: bool = True, distinct: bool = True
-) -> Val:
-    return b.emit(
-        expr,
-        tuple(shape),
-        x.dtype,
-        x.lo,
-        x.hi,
-        tag=tag,
-        exact=x.exact,
-        distinct=distinct and x.distinct,
-        view_of=x if view else None,
-    )
-
-
 @op("view", "layout", dtypes=ANY)
 def _view(b, x: Val) -> None:
     need(b.tensor(x).is_contiguous(), "view needs a contiguous tensor")
     shape = _new_shape(b, x)
-    _same(b, x, f"{x.name}.view({_shape_arg(b, shape)})", shape, tag="view")
+    b.same_values(x, f"{x.name}.view({_shape_arg(b, shape)})", shape, tag="view")
 
 
 @op("reshape", "layout", dtypes=ANY)
@@ -72,7 +56,7 @@ def _reshape(b, x: Val) -> None:
     form = b.rng.choice(
         [f"{x.name}.reshape({_shape_arg(b, shape)})", f"torch.reshape({x.name}, {tuple(shape)})"]
     )
-    _same(b, x, form, shape, tag="reshape")
+    b.same_values(x, form, shape, tag="reshape")
 
 
 @op("permute", "layout", dtypes=ANY, ranks=(2, 6))
@@ -81,7 +65,7 @@ def _permute(b, x: Val) -> None:
     while perm == sorted(perm):
         b.rng.shuffle(perm)
     shape = tuple(x.shape[p] for p in perm)
-    _same(b, x, f"{x.name}.permute({', '.join(map(str, perm))})", shape, tag="perm")
+    b.same_values(x, f"{x.name}.permute({', '.join(map(str, perm))})", shape, tag="perm")
 
 
 @op("transpose", "layout", dtypes=ANY, ranks=(2, 6))
@@ -95,7 +79,7 @@ def _transpose(b, x: Val) -> None:
         form = b.rng.choice(
             [f"{x.name}.transpose({i}, {j})", f"torch.swapaxes({x.name}, {i}, {j})"]
         )
-    _same(b, x, form, s, tag="tr")
+    b.same_values(x, form, s, tag="tr")
 
 
 @op("movedim", "layout", dtypes=ANY, ranks=(2, 6))
@@ -103,7 +87,7 @@ def _movedim(b, x: Val) -> None:
     i, j = b.rng.sample(range(x.rank), 2)
     order = [d for d in range(x.rank) if d != i]
     order.insert(j, i)
-    _same(b, x, f"torch.movedim({x.name}, {i}, {j})", [x.shape[d] for d in order], tag="moved")
+    b.same_values(x, f"torch.movedim({x.name}, {i}, {j})", [x.shape[d] for d in order], tag="moved")
 
 
 @op("expand", "layout", dtypes=ANY, ranks=(0, 5))
@@ -118,7 +102,7 @@ def _expand(b, x: Val) -> None:
     form = b.rng.choice(
         [f"{x.name}.expand({', '.join(map(str, new))})", f"{x.name}.expand({tuple(new)})"]
     )
-    _same(b, x, form, new, tag="exp", distinct=False)
+    b.same_values(x, form, new, tag="exp", distinct=False)
 
 
 @op("squeeze", "layout", dtypes=ANY, ranks=(1, 6))
@@ -126,11 +110,11 @@ def _squeeze(b, x: Val) -> None:
     ones = [i for i, s in enumerate(x.shape) if s == 1]
     if ones and b.rng.random() < 0.3:
         shape = tuple(s for s in x.shape if s != 1)
-        _same(b, x, f"{x.name}.squeeze()", shape, tag="sq")
+        b.same_values(x, f"{x.name}.squeeze()", shape, tag="sq")
         return
     d = b.rng.choice(ones) if ones else b.rng.randrange(x.rank)  # squeezing a non-1 dim is a no-op
     shape = tuple(s for i, s in enumerate(x.shape) if not (i == d and s == 1))
-    _same(b, x, f"torch.squeeze({x.name}, {d})", shape, tag="sq")
+    b.same_values(x, f"torch.squeeze({x.name}, {d})", shape, tag="sq")
 
 
 @op("unsqueeze", "layout", dtypes=ANY, ranks=(0, 5))
@@ -143,7 +127,7 @@ def _unsqueeze(b, x: Val) -> None:
         form = f"{x.name}[{idx}]"
     else:
         form = f"{x.name}.unsqueeze({d})"
-    _same(b, x, form, shape, tag="unsq")
+    b.same_values(x, form, shape, tag="unsq")
 
 
 @op("flatten", "layout", dtypes=ANY, ranks=(2, 6))
@@ -152,7 +136,7 @@ def _flatten(b, x: Val) -> None:
     e = b.rng.randint(s + 1, x.rank - 1)
     shape = x.shape[:s] + (math.prod(x.shape[s : e + 1]),) + x.shape[e + 1 :]
     end = "" if e == x.rank - 1 and b.rng.random() < 0.5 else f", {e}"
-    _same(b, x, f"torch.flatten({x.name}, {s}{end})", shape, tag="flat")
+    b.same_values(x, f"torch.flatten({x.name}, {s}{end})", shape, tag="flat")
 
 
 @op("unflatten", "layout", dtypes=ANY, ranks=(1, 4))
@@ -163,7 +147,7 @@ def _unflatten(b, x: Val) -> None:
     need(bool(divs), "prime size")
     k = b.rng.choice(divs)
     shape = x.shape[:d] + (k, n // k) + x.shape[d + 1 :]
-    _same(b, x, f"{x.name}.unflatten({d}, ({k}, {n // k}))", shape, tag="unflat")
+    b.same_values(x, f"{x.name}.unflatten({d}, ({k}, {n // k}))", shape, tag="unflat")
 
 
 def _pieces(b, x: Val, d: int, sizes: list[int], expr: str, tag: str) -> None:
@@ -201,6 +185,21 @@ def _split(b, x: Val) -> None:
     _pieces(b, x, d, sizes, f"{x.name}.split({s}, dim={d})", "piece")
 
 
+def _joined(b, fn: str, parts: list[Val], d: int, shape: list[int], *, tag: str) -> Val:
+    """``fn([parts...], dim=d)`` for a cat-like ``fn``: the hull of the parts' ranges, exact when
+    every part is."""
+    lo, hi = hull(*[(p.lo, p.hi) for p in parts])
+    return b.emit(
+        f"{fn}([{', '.join(p.name for p in parts)}], dim={d})",
+        tuple(shape),
+        parts[0].dtype,
+        lo,
+        hi,
+        tag=tag,
+        exact=all(p.exact for p in parts),
+    )
+
+
 @op("cat", "layout", dtypes=ANY, ranks=(1, 6))
 def _cat(b, x: Val) -> None:
     d = b.rng.randrange(x.rank)
@@ -212,17 +211,8 @@ def _cat(b, x: Val) -> None:
         parts.append(b.operand(tuple(shape), x.dtype, broadcast=False, avoid=x))
     total = list(x.shape)
     total[d] = sum(p.shape[d] for p in parts)
-    lo, hi = hull(*[(p.lo, p.hi) for p in parts])
     fn = b.rng.choice(["torch.cat", "torch.concat"])
-    b.emit(
-        f"{fn}([{', '.join(p.name for p in parts)}], dim={d})",
-        tuple(total),
-        x.dtype,
-        lo,
-        hi,
-        tag="cat",
-        exact=all(p.exact for p in parts),
-    )
+    _joined(b, fn, parts, d, total, tag="cat")
 
 
 @op("stack", "layout", dtypes=ANY, ranks=(0, 5))
@@ -233,16 +223,7 @@ def _stack(b, x: Val) -> None:
     ]
     shape = list(x.shape)
     shape.insert(d, len(parts))
-    lo, hi = hull(*[(p.lo, p.hi) for p in parts])
-    b.emit(
-        f"torch.stack([{', '.join(p.name for p in parts)}], dim={d})",
-        tuple(shape),
-        x.dtype,
-        lo,
-        hi,
-        tag="stack",
-        exact=all(p.exact for p in parts),
-    )
+    _joined(b, "torch.stack", parts, d, shape, tag="stack")
 
 
 @op("narrow", "layout", dtypes=ANY, ranks=(1, 6))
@@ -253,7 +234,7 @@ def _narrow(b, x: Val) -> None:
     length = b.rng.randint(1, n - 1)
     start = b.rng.randint(0, n - length)
     shape = tuple(length if i == d else s for i, s in enumerate(x.shape))
-    _same(b, x, f"{x.name}.narrow({d}, {start}, {length})", shape, tag="nar")
+    b.same_values(x, f"{x.name}.narrow({d}, {start}, {length})", shape, tag="nar")
 
 
 @op("slice", "layout", dtypes=ANY, ranks=(1, 6))
@@ -282,7 +263,7 @@ def _slice(b, x: Val) -> None:
     while idx and idx[-1] == ":" and len(idx) > 1:
         idx.pop()
     need(tuple(shape) != x.shape, "no-op slice")
-    _same(b, x, f"{x.name}[{', '.join(idx)}]", shape, tag="sl")
+    b.same_values(x, f"{x.name}[{', '.join(idx)}]", shape, tag="sl")
 
 
 @op("select", "layout", dtypes=ANY, ranks=(1, 6))
@@ -299,25 +280,25 @@ def _select(b, x: Val) -> None:
         if b.rng.random() < 0.5
         else f"{x.name}[{', '.join([':'] * d + [str(i)])}]"
     )
-    _same(b, x, form, shape, tag="sel")
+    b.same_values(x, form, shape, tag="sel")
 
 
 @op("flip", "layout", dtypes=ANY, ranks=(1, 6))
 def _flip(b, x: Val) -> None:
     dims = sorted(b.rng.sample(range(x.rank), b.rng.randint(1, min(2, x.rank))))
-    _same(b, x, f"torch.flip({x.name}, dims={dims})", x.shape, tag="flip", view=False)
+    b.same_values(x, f"torch.flip({x.name}, dims={dims})", x.shape, tag="flip", view=False)
 
 
 @op("roll", "layout", dtypes=ANY, ranks=(1, 6))
 def _roll(b, x: Val) -> None:
     if b.rng.random() < 0.2:
-        _same(
-            b, x, f"torch.roll({x.name}, {b.rng.randint(-5, 5)})", x.shape, tag="roll", view=False
+        b.same_values(
+            x, f"torch.roll({x.name}, {b.rng.randint(-5, 5)})", x.shape, tag="roll", view=False
         )
         return
     d = b.rng.randrange(x.rank)
     s = b.rng.randint(-x.shape[d] - 1, x.shape[d] + 1)
-    _same(b, x, f"torch.roll({x.name}, shifts={s}, dims={d})", x.shape, tag="roll", view=False)
+    b.same_values(x, f"torch.roll({x.name}, shifts={s}, dims={d})", x.shape, tag="roll", view=False)
 
 
 @op("repeat", "layout", dtypes=ANY, ranks=(1, 4))
@@ -331,7 +312,7 @@ def _repeat(b, x: Val) -> None:
     form = b.rng.choice(
         [f"{x.name}.repeat({', '.join(map(str, reps))})", f"torch.tile({x.name}, {tuple(reps)})"]
     )
-    _same(b, x, form, shape, tag="rep", view=False, distinct=False)
+    b.same_values(x, form, shape, tag="rep", view=False, distinct=False)
 
 
 @op("repeat_interleave", "layout", dtypes=ANY, ranks=(1, 4))
@@ -340,8 +321,7 @@ def _repeat_interleave(b, x: Val) -> None:
     r = b.rng.randint(2, 3)
     shape = tuple(s * r if i == d else s for i, s in enumerate(x.shape))
     need(math.prod(shape) <= 4 * b.opts.max_numel, "too big")
-    _same(
-        b,
+    b.same_values(
         x,
         f"{x.name}.repeat_interleave({r}, dim={d})",
         shape,
@@ -379,13 +359,15 @@ def _diagonal(b, x: Val) -> None:
     length = max(0, min(n1, n2 - off) if off >= 0 else min(n1 + off, n2))
     need(length >= 1, "empty diagonal")
     shape = tuple(s for i, s in enumerate(x.shape) if i not in (d1, d2)) + (length,)
-    _same(b, x, f"torch.diagonal({x.name}, offset={off}, dim1={d1}, dim2={d2})", shape, tag="diag")
+    b.same_values(
+        x, f"torch.diagonal({x.name}, offset={off}, dim1={d1}, dim2={d2})", shape, tag="diag"
+    )
 
 
 @op("contiguous", "layout", dtypes=ANY)
 def _contiguous(b, x: Val) -> None:
     form = b.rng.choice([f"{x.name}.contiguous()", f"{x.name}.clone()"])
-    _same(b, x, form, x.shape, tag="cont", view=form.endswith("contiguous()"))
+    b.same_values(x, form, x.shape, tag="cont", view=form.endswith("contiguous()"))
 
 
 @op("tensor_unfold", "layout", dtypes=ANY, ranks=(1, 4))
@@ -397,7 +379,9 @@ def _tensor_unfold(b, x: Val) -> None:
     step = b.rng.randint(1, 3)
     count = (n - size) // step + 1
     shape = tuple(count if i == d else s for i, s in enumerate(x.shape)) + (size,)
-    _same(b, x, f"{x.name}.unfold({d}, {size}, {step})", shape, tag="win", distinct=step >= size)
+    b.same_values(
+        x, f"{x.name}.unfold({d}, {size}, {step})", shape, tag="win", distinct=step >= size
+    )
 
 
 def _pad(mode: str) -> None:
@@ -455,7 +439,7 @@ def _pixel_shuffle(b, x: Val) -> None:
     need(bool(rs), "channels not divisible by r^2")
     r = b.rng.choice(rs)
     shape = x.shape[:-3] + (c // (r * r), x.shape[-2] * r, x.shape[-1] * r)
-    _same(b, x, f"F.pixel_shuffle({x.name}, {r})", shape, tag="shuf", view=False)
+    b.same_values(x, f"F.pixel_shuffle({x.name}, {r})", shape, tag="shuf", view=False)
 
 
 @op("pixel_unshuffle", "layout", dtypes=ANY, ranks=(3, 5))
@@ -465,4 +449,4 @@ def _pixel_unshuffle(b, x: Val) -> None:
     need(bool(rs), "spatial size not divisible by r")
     r = b.rng.choice(rs)
     shape = x.shape[:-3] + (x.shape[-3] * r * r, h // r, w // r)
-    _same(b, x, f"F.pixel_unshuffle({x.name}, {r})", shape, tag="unshuf", view=False)
+    b.same_values(x, f"F.pixel_unshuffle({x.name}, {r})", shape, tag="unshuf", view=False)

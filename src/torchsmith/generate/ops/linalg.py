@@ -68,6 +68,27 @@ def _matmul(b, x: Val) -> None:
     b.emit(form, shape, x.dtype, lo, hi, tag="matmul")
 
 
+def _add_product(
+    b,
+    fn: str,
+    c: Val,
+    x: Val,
+    y: Val,
+    k: int,
+    shape: tuple[int, ...],
+    beta: float,
+    alpha: float | None = None,
+) -> Val:
+    """``torch.<fn>(c, x, y, beta=..., alpha=...)``: ``beta * c + alpha * (x @ y)`` with ``k``
+    terms per product (``alpha=None`` leaves it out: 1)."""
+    x, y, lo, hi = dot_fit(b, x, y, k)
+    scale = 1 if alpha is None else alpha
+    lo, hi = scale * lo + beta * min(c.lo, 0), scale * hi + beta * max(c.hi, 0)
+    alpha_s = "" if alpha is None else f", alpha={alpha}"
+    expr = f"torch.{fn}({c.name}, {x.name}, {y.name}, beta={beta}{alpha_s})"
+    return b.emit(expr, shape, x.dtype, lo, hi, tag=fn)
+
+
 @op("addmm", "linalg", ranks=(2, 2))
 def _addmm(b, x: Val) -> None:
     m, k = x.shape
@@ -75,16 +96,7 @@ def _addmm(b, x: Val) -> None:
     y = b.operand((k, n), x.dtype, broadcast=False, avoid=x)
     c = b.operand((n,) if b.rng.random() < 0.5 else (m, n), x.dtype, broadcast=False, avoid=x)
     beta, alpha = b.rng.choice([(1, 1), (0.5, 2), (1, 0.5)])
-    x, y, lo, hi = dot_fit(b, x, y, k)
-    lo, hi = alpha * lo + beta * min(c.lo, 0), alpha * hi + beta * max(c.hi, 0)
-    b.emit(
-        f"torch.addmm({c.name}, {x.name}, {y.name}, beta={beta}, alpha={alpha})",
-        (m, n),
-        x.dtype,
-        lo,
-        hi,
-        tag="addmm",
-    )
+    _add_product(b, "addmm", c, x, y, k, (m, n), beta, alpha)
 
 
 @op("baddbmm", "linalg", ranks=(3, 3))
@@ -93,16 +105,7 @@ def _baddbmm(b, x: Val) -> None:
     (n,) = _dims(b)
     y = b.operand((bs, k, n), x.dtype, broadcast=False, avoid=x)
     c = b.operand((bs, m, n), x.dtype, avoid=x)
-    x, y, lo, hi = dot_fit(b, x, y, k)
-    lo, hi = lo + 0.5 * min(c.lo, 0), hi + 0.5 * max(c.hi, 0)
-    b.emit(
-        f"torch.baddbmm({c.name}, {x.name}, {y.name}, beta=0.5)",
-        (bs, m, n),
-        x.dtype,
-        lo,
-        hi,
-        tag="baddbmm",
-    )
+    _add_product(b, "baddbmm", c, x, y, k, (bs, m, n), 0.5)
 
 
 @op("einsum", "linalg", ranks=(1, 4))

@@ -160,17 +160,7 @@ def _dropout(b, x: Val) -> None:
         if x.rank >= 2
         else ["F.dropout"]
     )
-    b.emit(
-        f"{fn}({x.name}, p=0.3, training=False)",
-        x.shape,
-        x.dtype,
-        x.lo,
-        x.hi,
-        tag="drop",
-        exact=x.exact,
-        distinct=x.distinct,
-        view_of=x,
-    )
+    b.same_values(x, f"{fn}({x.name}, p=0.3, training=False)", tag="drop")
 
 
 @op("unfold", "nn", ranks=(3, 4), fresh_fn=spatial_input(2))
@@ -223,16 +213,7 @@ def _channel_shuffle(b, x: Val) -> None:
     need(bool(gs), "channels not divisible")
     g = b.rng.choice(gs)
     layer = b.layer("shuffle", f"nn.ChannelShuffle({g})")
-    b.emit(
-        f"{layer}({x.name})",
-        x.shape,
-        x.dtype,
-        x.lo,
-        x.hi,
-        tag="shuf",
-        exact=x.exact,
-        distinct=x.distinct,
-    )
+    b.same_values(x, f"{layer}({x.name})", tag="shuf", view=False)
 
 
 _ = (INT_DTYPES, dtype_src, fmt, dot_fit)

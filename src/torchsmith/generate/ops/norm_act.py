@@ -151,6 +151,18 @@ def _z_bound(m: int) -> float:
     return math.sqrt(max(m - 1, 1)) * 1.001 + 1e-3
 
 
+def _stats_input(b, x: Val) -> Val:
+    """``x`` bounded so that a normalization's statistics over it stay accurate."""
+    return b.bounded(x, 1e3 if x.dtype != "float16" else 100.0)
+
+
+def _module_or_fn(b, x: Val, p: float, tag: str, module: str, fn_expr: str) -> str:
+    """``<module>(x)`` with ``module`` held in ``__init__`` (probability ``p``), else ``fn_expr``."""
+    if b.rng.random() < p:
+        return f"{b.layer(tag, module)}({x.name})"
+    return fn_expr
+
+
 def _bn(nd: int) -> None:
     ranks = {1: (2, 3), 2: (4, 4), 3: (5, 5)}[nd]
 
@@ -164,7 +176,7 @@ def _bn(nd: int) -> None:
         c = x.shape[1]
         m = x.numel // max(c, 1)
         need(m > 1, "batch norm needs more than one value per channel")
-        x = b.bounded(x, 1e3 if x.dtype != "float16" else 100.0)
+        x = _stats_input(b, x)
         layer = b.layer("bn", f"nn.BatchNorm{nd}d({c}{_dt(x)})")
         hi = max(_z_bound(m), 2 * x.absmax / math.sqrt(0.9))
         b.emit(f"{layer}({x.name})", x.shape, x.dtype, -hi, hi, tag="bn")
@@ -180,12 +192,9 @@ def _layer_norm(b, x: Val) -> None:
     shape = x.shape[-k:]
     m = math.prod(shape)
     need(m >= 1, "empty")
-    x = b.bounded(x, 1e3 if x.dtype != "float16" else 100.0)
-    if b.rng.random() < 0.6:
-        layer = b.layer("ln", f"nn.LayerNorm({list(shape)}{_dt(x)})")
-        expr = f"{layer}({x.name})"
-    else:
-        expr = f"F.layer_norm({x.name}, {tuple(shape)})"
+    x = _stats_input(b, x)
+    module = f"nn.LayerNorm({list(shape)}{_dt(x)})"
+    expr = _module_or_fn(b, x, 0.6, "ln", module, f"F.layer_norm({x.name}, {tuple(shape)})")
     b.emit(expr, x.shape, x.dtype, -_z_bound(m), _z_bound(m), tag="ln")
 
 
@@ -196,7 +205,7 @@ def _group_norm(b, x: Val) -> None:
     g = b.rng.choice(gs)
     m = x.numel // max(x.shape[0], 1) // g
     need(m > 1, "group norm needs more than one value per group")
-    x = b.bounded(x, 1e3 if x.dtype != "float16" else 100.0)
+    x = _stats_input(b, x)
     layer = b.layer("gn", f"nn.GroupNorm({g}, {c}{_dt(x)})")
     b.emit(f"{layer}({x.name})", x.shape, x.dtype, -_z_bound(m), _z_bound(m), tag="gn")
 
@@ -207,7 +216,7 @@ def _instance_norm(b, x: Val) -> None:
     c = x.shape[1]
     m = math.prod(x.shape[2:])
     need(m > 1, "instance norm needs more than one spatial element")
-    x = b.bounded(x, 1e3 if x.dtype != "float16" else 100.0)
+    x = _stats_input(b, x)
     if b.rng.random() < 0.5:
         affine = ", affine=True" if b.rng.random() < 0.5 else ""
         layer = b.layer("inorm", f"nn.InstanceNorm{nd}d({c}{affine}{_dt(x)})")
@@ -221,12 +230,9 @@ def _instance_norm(b, x: Val) -> None:
 def _rms_norm(b, x: Val) -> None:
     n = x.shape[-1]
     need(n >= 1, "empty")
-    x = b.bounded(x, 1e3 if x.dtype != "float16" else 100.0)
-    if b.rng.random() < 0.5:
-        layer = b.layer("rms", f"nn.RMSNorm({n}, eps=1e-5{_dt(x)})")
-        expr = f"{layer}({x.name})"
-    else:
-        expr = f"F.rms_norm({x.name}, ({n},), eps=1e-5)"
+    x = _stats_input(b, x)
+    module = f"nn.RMSNorm({n}, eps=1e-5{_dt(x)})"
+    expr = _module_or_fn(b, x, 0.5, "rms", module, f"F.rms_norm({x.name}, ({n},), eps=1e-5)")
     hi = math.sqrt(n) * 1.001 + 1e-3
     b.emit(expr, x.shape, x.dtype, -hi, hi, tag="rms")
 

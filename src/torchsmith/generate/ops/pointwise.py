@@ -13,19 +13,19 @@ import math
 
 import torch
 
-from torchsmith.generate.core import FLOAT_DTYPES, Reject, Val, fits, fmt, unary_range
-from torchsmith.generate.spec import OpSpec, op, register, supports
+from torchsmith.generate.core import FLOAT_DTYPES, Reject, Val, fmt, unary_range
+from torchsmith.generate.spec import Elementwise, op, register
 
 SIGNED_INTS = ("int64", "int32", "int16", "int8")
 
 
-class Unary(OpSpec):
+class Unary(Elementwise):
     """``out = f(x)`` elementwise."""
 
     def __init__(
         self,
         name: str,
-        forms: tuple[str, ...],
+        forms: str | tuple[str, ...],
         fn,
         *,
         domain: str | None = None,
@@ -33,21 +33,14 @@ class Unary(OpSpec):
         out_dtype: str | None = None,
         keeps_exact: bool = False,
         keeps_distinct: bool = False,
-        range_fn=None,
         **kw,
     ) -> None:
-        super().__init__(name, "pointwise", **kw)
-        self.forms = forms
-        self.fn = fn
+        super().__init__(name, forms, fn, **kw)
         self.domain = domain
         self.bound = bound
         self.out_dtype = out_dtype
         self.keeps_exact = keeps_exact
         self.keeps_distinct = keeps_distinct
-        self.range_fn = range_fn
-
-    def accepts(self, x: Val, edge: bool = False) -> bool:
-        return super().accepts(x, edge) and supports(self.fn, x.dtype)
 
     def guard(self, b, x: Val) -> Val:
         d = self.domain
@@ -78,16 +71,12 @@ class Unary(OpSpec):
         limits += [8.0, 4.0, 2.0, 1.0]
         for lim in limits:
             x2 = b.bounded(x1, lim) if lim is not None else x1
-            if self.range_fn:
-                lo, hi = self.range_fn(x2.lo, x2.hi)
-            else:
-                lo, hi = b.urange(self.fn, x2.lo, x2.hi)
-            if out_dtype == "bool":
-                lo, hi = 0.0, 1.0
-            if b.edge or fits(out_dtype, lo, hi):
+            fitted = self.fitted_range(b, out_dtype, x2.lo, x2.hi)
+            if fitted is not None:
                 break
         else:
             raise Reject("no bound makes the output fit")
+        lo, hi = fitted
         form = b.rng.choice(self.forms)
         exact = self.keeps_exact and x2.exact
         b.emit(
@@ -103,8 +92,6 @@ class Unary(OpSpec):
 
 
 def _u(name: str, forms: str | tuple[str, ...], fn, **kw) -> None:
-    if isinstance(forms, str):
-        forms = (forms,)
     register(Unary(name, forms, fn, **kw))
 
 

@@ -40,6 +40,33 @@ def _count(x: Val, dims: tuple[int, ...]) -> int:
     return math.prod(x.shape[d] for d in dims)
 
 
+def _positions(b, expr: str, shape: tuple[int, ...], top: float, *, tag: str) -> Val:
+    """Emit ``expr``, an int64 result of positions or counts in ``[0, top]``."""
+    return b.emit(expr, shape, "int64", 0.0, top, tag=tag, exact=True)
+
+
+def _values_and_indices(
+    b,
+    x: Val,
+    call: str,
+    shape: tuple[int, ...],
+    d: int,
+    tags: tuple[str, str],
+    distinct: bool = False,
+) -> None:
+    """``call`` returns (values, indices) along dim ``d``: both when ``x`` is distinct (the
+    indices then do not depend on tie-breaking), else ``.values`` alone. ``distinct``: the values
+    stay distinct (a sort or top-k of distinct values)."""
+    if x.distinct:
+        outs = [
+            (tags[0], shape, x.dtype, x.lo, x.hi, x.exact, distinct),
+            (tags[1], shape, "int64", 0.0, x.shape[d] - 1.0, True, False),
+        ]
+        b.emit_multi(call, outs)
+    else:
+        b.emit(f"{call}.values", shape, x.dtype, x.lo, x.hi, tag=tags[0], exact=x.exact)
+
+
 def _reduce_call(b, fn: str, x: Val, extra: str = "", many: bool = True):
     """``torch.fn(x, dim, keepdim=...)`` (or the whole tensor); returns (expr, shape, count)."""
     if b.rng.random() < 0.15 and fn not in ("var", "std", "logsumexp", "var_mean"):
@@ -128,16 +155,7 @@ def _indexed(name: str, call: str) -> None:
             extra = f"{b.rng.randint(1, x.shape[d])}, "
         args = f"{x.name}, {extra}dim={d}{', keepdim=True' if keep else ''}"
         shape = reduced_shape(x, (d,), keep)
-        if x.distinct:
-            outs = [
-                (name, shape, x.dtype, x.lo, x.hi, x.exact, False),
-                (f"{name}_idx", shape, "int64", 0.0, x.shape[d] - 1.0, True, False),
-            ]
-            b.emit_multi(f"torch.{call}({args})", outs)
-        else:
-            b.emit(
-                f"torch.{call}({args}).values", shape, x.dtype, x.lo, x.hi, tag=name, exact=x.exact
-            )
+        _values_and_indices(b, x, f"torch.{call}({args})", shape, d, (name, f"{name}_idx"))
 
 
 _indexed("max_dim", "max")
@@ -150,20 +168,13 @@ def _arg(name: str) -> None:
     @op(name, "reduction", dtypes=NUM, distinct=True)
     def build(b, x: Val) -> None:
         if x.rank == 0 or b.rng.random() < 0.2:
-            b.emit(f"torch.{name}({x.name})", (), "int64", 0.0, x.numel - 1.0, tag=name, exact=True)
+            _positions(b, f"torch.{name}({x.name})", (), x.numel - 1.0, tag=name)
             return
         d = b.rng.randrange(x.rank)
         keep = b.rng.random() < 0.3
         shape = reduced_shape(x, (d,), keep)
-        b.emit(
-            f"torch.{name}({x.name}, dim={d}{', keepdim=True' if keep else ''})",
-            shape,
-            "int64",
-            0.0,
-            x.shape[d] - 1.0,
-            tag=name,
-            exact=True,
-        )
+        expr = f"torch.{name}({x.name}, dim={d}{', keepdim=True' if keep else ''})"
+        _positions(b, expr, shape, x.shape[d] - 1.0, tag=name)
 
 
 _arg("argmax")
@@ -258,15 +269,8 @@ _anyall("all")
 def _count_nonzero(b, x: Val) -> None:
     need(not x.is_float or x.exact, "truthiness of inexact floats")
     dims = pick_dims(b, x)
-    b.emit(
-        f"torch.count_nonzero({x.name}, dim={dim_src(dims, b)})",
-        reduced_shape(x, dims, False),
-        "int64",
-        0.0,
-        float(_count(x, dims)),
-        tag="nnz",
-        exact=True,
-    )
+    expr = f"torch.count_nonzero({x.name}, dim={dim_src(dims, b)})"
+    _positions(b, expr, reduced_shape(x, dims, False), float(_count(x, dims)), tag="nnz")
 
 
 @op("aminmax", "reduction", dtypes=NUM)
@@ -315,22 +319,8 @@ def _cumext(name: str) -> None:
     def build(b, x: Val) -> None:
         need(x.rank >= 1, "needs a dim")
         d = b.rng.randrange(x.rank)
-        if x.distinct:
-            outs = [
-                (name, x.shape, x.dtype, x.lo, x.hi, x.exact, False),
-                (f"{name}_idx", x.shape, "int64", 0.0, x.shape[d] - 1.0, True, False),
-            ]
-            b.emit_multi(f"torch.{name}({x.name}, dim={d})", outs)
-        else:
-            b.emit(
-                f"torch.{name}({x.name}, dim={d}).values",
-                x.shape,
-                x.dtype,
-                x.lo,
-                x.hi,
-                tag=name,
-                exact=x.exact,
-            )
+        call = f"torch.{name}({x.name}, dim={d})"
+        _values_and_indices(b, x, call, x.shape, d, (name, f"{name}_idx"))
 
 
 _cumext("cummax")
@@ -373,22 +363,8 @@ def _sort(b, x: Val) -> None:
     need(x.rank >= 1, "needs a dim")
     d = b.rng.randrange(x.rank)
     desc = ", descending=True" if b.rng.random() < 0.5 else ""
-    if x.distinct:
-        outs = [
-            ("sorted", x.shape, x.dtype, x.lo, x.hi, True, True),
-            ("order", x.shape, "int64", 0.0, x.shape[d] - 1.0, True, False),
-        ]
-        b.emit_multi(f"torch.sort({x.name}, dim={d}{desc})", outs)
-    else:
-        b.emit(
-            f"torch.sort({x.name}, dim={d}{desc}).values",
-            x.shape,
-            x.dtype,
-            x.lo,
-            x.hi,
-            tag="sorted",
-            exact=x.exact,
-        )
+    call = f"torch.sort({x.name}, dim={d}{desc})"
+    _values_and_indices(b, x, call, x.shape, d, ("sorted", "order"), distinct=True)
 
 
 @op("argsort", "sort", dtypes=NUM, distinct=True)
@@ -396,15 +372,7 @@ def _argsort(b, x: Val) -> None:
     need(x.rank >= 1, "needs a dim")
     d = b.rng.randrange(x.rank)
     desc = ", descending=True" if b.rng.random() < 0.5 else ""
-    b.emit(
-        f"torch.argsort({x.name}, dim={d}{desc})",
-        x.shape,
-        "int64",
-        0.0,
-        x.shape[d] - 1.0,
-        tag="order",
-        exact=True,
-    )
+    _positions(b, f"torch.argsort({x.name}, dim={d}{desc})", x.shape, x.shape[d] - 1.0, tag="order")
 
 
 @op("topk", "sort", dtypes=NUM)
@@ -416,11 +384,4 @@ def _topk(b, x: Val) -> None:
     largest = "" if b.rng.random() < 0.6 else ", largest=False"
     shape = tuple(k if i == d else s for i, s in enumerate(x.shape))
     call = f"torch.topk({x.name}, {k}, dim={d}{largest})"
-    if x.distinct:
-        outs = [
-            ("top", shape, x.dtype, x.lo, x.hi, True, True),
-            ("top_idx", shape, "int64", 0.0, x.shape[d] - 1.0, True, False),
-        ]
-        b.emit_multi(call, outs)
-    else:
-        b.emit(f"{call}.values", shape, x.dtype, x.lo, x.hi, tag="top", exact=x.exact)
+    _values_and_indices(b, x, call, shape, d, ("top", "top_idx"), distinct=True)
