@@ -8,6 +8,7 @@ the backend ladder and, with ``bisect``, runs Inductor's ``CompilerBisector``.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import os
 import tempfile
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from torchsmith.execute.protocol import JobOutcome, Request
 from torchsmith.execute.worker import Worker
 from torchsmith.localize import localize, stage_of
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import Program, ProgramFormatError
+from torchsmith.program.format import Program, ProgramFormatError, declared_settings
 from torchsmith.program.load import load_program
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 
@@ -75,8 +76,16 @@ def run_job(
 ) -> CheckResult:
     """One check-shaped job (``check`` or ``eager``) in ``worker``, as a verdict."""
     assert request.program is not None
+    options = effective_options(request.program, options)
+    request = dataclasses.replace(request, options=options)
     outcome = worker.run(request, timeout or options.timeout, options.memory_mb)
     return outcome_to_result(outcome, request.program, options)
+
+
+def effective_options(program: Program, options: CheckOptions) -> CheckOptions:
+    """``options`` with what ``program`` declares it is compiled with (see
+    :meth:`CheckOptions.with_declared`)."""
+    return options.with_declared(*declared_settings(program.source))
 
 
 def check_program(
@@ -94,6 +103,7 @@ def check_program(
 
 
 def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResult:
+    options = effective_options(program, options)
     result = run_job(worker, Request.check(program, options), options)
     if not result.is_bug:
         return result
@@ -207,7 +217,8 @@ def check_files(
             if repro_dir is not None and result.is_bug:
                 repro_dir.mkdir(parents=True, exist_ok=True)
                 script = repro_dir / f"{program.name}_repro.py"
-                script.write_text(render_script(program, options, header=_repro_header(result)))
+                opts = effective_options(program, options)
+                script.write_text(render_script(program, opts, header=_repro_header(result)))
                 result.evidence["repro"] = str(script)
             yield path, result, None
 

@@ -39,6 +39,7 @@ class CheckOptions:
     localize: bool = True
     bisect: bool = False
     probe: bool = True  # re-judge candidate mismatches with the sensitivity probe
+    inductor_options: dict[str, Any] = dataclasses.field(default_factory=dict)  # compile(options=)
 
     def __post_init__(self) -> None:
         if self.dtype is not None and self.dtype not in DTYPES:
@@ -59,6 +60,29 @@ class CheckOptions:
     def replace(self, **changes: Any) -> CheckOptions:
         return dataclasses.replace(self, **changes)
 
+    def with_declared(self, compile_kwargs: dict[str, Any], config: dict[str, Any]) -> CheckOptions:
+        """These options with what a program declares it is compiled with (``compile_kwargs``:
+        ``backend``, ``mode``, ``fullgraph``, ``dynamic``, ``options``; ``config``: ``--config``
+        entries). A declared setting applies where these options keep their default; the
+        user's ``--config`` entries win over the program's."""
+        defaults = CheckOptions()
+        changes: dict[str, Any] = {}
+        for key in ("backend", "mode", "fullgraph", "dynamic"):
+            if key in compile_kwargs and getattr(self, key) == getattr(defaults, key):
+                changes[key] = compile_kwargs[key]
+        if isinstance(compile_kwargs.get("options"), dict) and not self.inductor_options:
+            changes["inductor_options"] = dict(compile_kwargs["options"])
+        valid = {}
+        for key, value in config.items():
+            try:
+                check_config_key(key)
+            except ValueError:
+                continue
+            valid[key] = value
+        if valid:
+            changes["config"] = {**valid, **self.config}
+        return self.replace(**changes) if changes else self
+
     def compile_kwargs(self, backend: str | None = None) -> dict[str, Any]:
         """Keyword arguments for ``torch.compile``."""
         kw: dict[str, Any] = {"backend": backend or self.backend, "fullgraph": self.fullgraph}
@@ -66,6 +90,8 @@ class CheckOptions:
             kw["mode"] = self.mode
         if self.dynamic is not None:
             kw["dynamic"] = self.dynamic
+        if self.inductor_options and (backend or self.backend) == "inductor":
+            kw["options"] = dict(self.inductor_options)
         return kw
 
 

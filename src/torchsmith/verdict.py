@@ -12,6 +12,14 @@ from typing import Any
 
 SCHEMA_VERSION = 1
 
+#: ``imprecise`` (a precision loss ``same()`` lets through): compiled's RMSE against fp64 at
+#: least IMPRECISE_RATIO times eager's, on an output of at least IMPRECISE_MIN_NUMEL values, and
+#: at least IMPRECISE_MIN_EPS units of the output dtype's eps relative to the output's RMS (a
+#: few ulps are never a precision bug). Chosen by measurement: ``bench/imprecise.py``.
+IMPRECISE_RATIO = 10.0
+IMPRECISE_MIN_NUMEL = 256
+IMPRECISE_MIN_EPS = 16.0
+
 
 class Verdict(str, enum.Enum):
     """What one check concluded about one program."""
@@ -24,6 +32,8 @@ class Verdict(str, enum.Enum):
     MISMATCH = "mismatch"  # compiled values wrong against fp64, judged by same()
     NAN_MISMATCH = "nan-mismatch"  # NaN/inf where fp64 and eager have finite values (or back)
     META_MISMATCH = "meta-mismatch"  # output structure, shape or dtype differs
+    IMPRECISE = "imprecise"  # passes same(), but compiled is many times further from fp64
+    LIMIT = "limit"  # the tool could not hold the program (its own memory cap, outside compile)
     TIMEOUT = "timeout"  # a run went past the wall-clock limit
     DIED = "died"  # the worker process died: signal, exit code or memory cap
 
@@ -36,6 +46,7 @@ class Verdict(str, enum.Enum):
 _BUG_KINDS = {
     Verdict.CRASH,
     Verdict.MISMATCH,
+    Verdict.IMPRECISE,
     Verdict.NAN_MISMATCH,
     Verdict.META_MISMATCH,
     Verdict.TIMEOUT,
@@ -54,6 +65,17 @@ class Symptom(str, enum.Enum):
     WRONG_VALUE = "wrong-value"
     WRONG_NAN = "wrong-nan"
     WRONG_META = "wrong-meta"
+    PRECISION = "precision"  # a precision loss (lesser severity than a wrong value)
+
+
+_SYMPTOMS = {
+    Verdict.CRASH: Symptom.EXCEPTION,
+    Verdict.MISMATCH: Symptom.WRONG_VALUE,
+    Verdict.NAN_MISMATCH: Symptom.WRONG_NAN,
+    Verdict.META_MISMATCH: Symptom.WRONG_META,
+    Verdict.IMPRECISE: Symptom.PRECISION,
+    Verdict.TIMEOUT: Symptom.HANG,
+}
 
 
 class Stage(str, enum.Enum):
@@ -115,21 +137,11 @@ class CheckResult:
     @property
     def symptom(self) -> Symptom | None:
         v = self.verdict
-        if v is Verdict.CRASH:
-            return Symptom.EXCEPTION
-        if v is Verdict.MISMATCH:
-            return Symptom.WRONG_VALUE
-        if v is Verdict.NAN_MISMATCH:
-            return Symptom.WRONG_NAN
-        if v is Verdict.META_MISMATCH:
-            return Symptom.WRONG_META
-        if v is Verdict.TIMEOUT:
-            return Symptom.HANG
         if v is Verdict.DIED:
             if self.evidence.get("memory_exceeded"):
                 return Symptom.OOM
             return Symptom.SEGFAULT if self.evidence.get("signal") else Symptom.EXIT
-        return None
+        return _SYMPTOMS.get(v)
 
     @property
     def exit_code(self) -> int:

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from torchsmith.verdict import Verdict
+from torchsmith.verdict import IMPRECISE_MIN_EPS, IMPRECISE_MIN_NUMEL, IMPRECISE_RATIO, Verdict
 
 Leaf = tuple[str, Any]
 
@@ -47,6 +47,31 @@ def flatten(obj: Any, path: str = "out") -> list[Leaf]:
     return [(path, obj)]
 
 
+def structure(obj: Any) -> str:
+    """The container shape of an output: ``tuple(Tensor, list(int, None))``; leaves by kind.
+
+    Eager and compiled must return the same containers (a ``torch.Size`` is not a ``tuple``, a
+    ``list`` is not a ``tuple``, a named tuple keeps its class); float and int leaves may differ
+    in kind only where Python's arithmetic mixes them, which :func:`compare_leaf` judges.
+    """
+    if isinstance(obj, torch.Tensor):
+        return "Tensor"
+    if isinstance(obj, torch.Size):
+        return "Size"
+    if isinstance(obj, list | tuple):
+        name = type(obj).__name__
+        return f"{name}({', '.join(structure(o) for o in obj)})"
+    if isinstance(obj, dict):
+        return (
+            "dict(" + ", ".join(f"{k!r}: {structure(obj[k])}" for k in sorted(obj, key=str)) + ")"
+        )
+    if isinstance(obj, bool):
+        return "bool"
+    if isinstance(obj, int | float):
+        return "number"
+    return type(obj).__name__
+
+
 def _describe(x: Any) -> str:
     if isinstance(x, torch.Tensor):
         return f"Tensor{list(x.shape)} {str(x.dtype).removeprefix('torch.')}"
@@ -54,7 +79,9 @@ def _describe(x: Any) -> str:
 
 
 def _as_tensor(x: Any) -> torch.Tensor:
-    return x if isinstance(x, torch.Tensor) else torch.tensor(x)
+    if isinstance(x, torch.Tensor):
+        return x
+    return torch.tensor(x, dtype=torch.float64 if isinstance(x, float) else None)
 
 
 def error_figures(ref: torch.Tensor, res: torch.Tensor, fp64: torch.Tensor | None) -> dict:
@@ -176,9 +203,8 @@ def compare_leaf(path: str, ref: Any, res: Any, fp64: Any, tol: float) -> Judgem
     """Judge one output leaf; None when it passes."""
     from torch._dynamo.utils import same
 
-    if type(ref) is not type(res) and not (
-        isinstance(ref, int | float) and isinstance(res, int | float)
-    ):
+    numbers = (int, float)
+    if type(ref) is not type(res) and not (type(ref) in numbers and type(res) in numbers):
         return Judgement(
             Verdict.META_MISMATCH,
             f"{path}: eager gives {_describe(ref)}, compiled {_describe(res)}",
@@ -223,7 +249,7 @@ def compare_leaf(path: str, ref: Any, res: Any, fp64: Any, tol: float) -> Judgem
     else:
         ok = same(ref_t, res_t, None, tol=tol, equal_nan=True, log_error=log_error)
     if ok:
-        return None
+        return precision_loss(path, ref_t, res_t, f64) if f64 is not None else None
     figs = error_figures(ref_t, res_t, f64)
     if f64 is not None:
         c, e = figs["compiled_vs_fp64"], figs["eager_vs_fp64"]
@@ -245,16 +271,63 @@ def compare_leaf(path: str, ref: Any, res: Any, fp64: Any, tol: float) -> Judgem
     )
 
 
+def precision_figures(ref: torch.Tensor, res: torch.Tensor, f64: torch.Tensor) -> dict[str, float]:
+    """RMSE of eager and compiled against fp64 over finite positions, their ratio, and
+    compiled's RMSE in units of the output dtype's eps relative to the output's RMS."""
+    r, c, f = ref.detach().double().cpu(), res.detach().double().cpu(), f64.detach().double().cpu()
+    fin = torch.isfinite(r) & torch.isfinite(c) & torch.isfinite(f)
+    if not fin.any():
+        return {"ratio": 0.0, "eps_units": 0.0, "numel": 0}
+    r, c, f = r[fin], c[fin], f[fin]
+    e_rmse = float((r - f).pow(2).mean().sqrt())
+    c_rmse = float((c - f).pow(2).mean().sqrt())
+    scale = float(f.pow(2).mean().sqrt()) or 1.0
+    eps = torch.finfo(ref.dtype).eps if ref.is_floating_point() else 1.0
+    ratio = c_rmse / e_rmse if e_rmse > 0 else (float("inf") if c_rmse > 0 else 0.0)
+    return {
+        "eager_rmse": e_rmse,
+        "compiled_rmse": c_rmse,
+        "ratio": ratio,
+        "eps_units": c_rmse / (scale * eps),
+        "numel": int(fin.sum()),
+    }
+
+
+def precision_loss(
+    path: str, ref: torch.Tensor, res: torch.Tensor, f64: torch.Tensor
+) -> Judgement | None:
+    """``imprecise`` when compiled passes ``same()`` but is much further from fp64 than eager,
+    on a large enough output, by a margin no few-ulp difference reaches (thresholds above,
+    chosen by measurement: ``bench/imprecise.py``); None otherwise."""
+    if ref.numel() < IMPRECISE_MIN_NUMEL or not ref.is_floating_point():
+        return None
+    figs = precision_figures(ref, res, f64)
+    if (
+        figs["numel"] < IMPRECISE_MIN_NUMEL
+        or figs["ratio"] < IMPRECISE_RATIO
+        or figs["eps_units"] < IMPRECISE_MIN_EPS
+    ):
+        return None
+    return Judgement(
+        Verdict.IMPRECISE,
+        f"{path}: compiled passes same() but is {figs['ratio']:.3g}x further from fp64 than"
+        f" eager (RMSE {figs['compiled_rmse']:.3g} vs {figs['eager_rmse']:.3g}) over"
+        f" {figs['numel']} values",
+        {"output": path, "precision": figs},
+    )
+
+
 def compare(ref: Any, res: Any, fp64: Any | None, tol: float, prefix: str = "out") -> Judgement:
     """Judge compiled outputs ``res`` against eager ``ref`` with the float64 run ``fp64``."""
     ref_leaves, res_leaves = flatten(ref, prefix), flatten(res, prefix)
     fp64_leaves = flatten(fp64, prefix) if fp64 is not None else None
-    if [p for p, _ in ref_leaves] != [p for p, _ in res_leaves]:
+    s_ref, s_res = structure(ref), structure(res)
+    if [p for p, _ in ref_leaves] != [p for p, _ in res_leaves] or s_ref != s_res:
         return Judgement(
             Verdict.META_MISMATCH,
-            f"output structure differs: eager has {len(ref_leaves)} leaves, compiled"
-            f" {len(res_leaves)}",
-            {"eager": [p for p, _ in ref_leaves], "compiled": [p for p, _ in res_leaves]},
+            f"{prefix}: output structure differs: eager returns {s_ref[:200]}, compiled"
+            f" {s_res[:200]}",
+            {"eager": s_ref[:2000], "compiled": s_res[:2000], "output": prefix},
         )
     if fp64_leaves is not None and [p for p, _ in fp64_leaves] != [p for p, _ in ref_leaves]:
         fp64_leaves = None
@@ -266,7 +339,7 @@ def compare(ref: Any, res: Any, fp64: Any | None, tol: float, prefix: str = "out
             failures.append(j)
     if not failures:
         return Judgement(Verdict.PASS)
-    order = [Verdict.META_MISMATCH, Verdict.NAN_MISMATCH, Verdict.MISMATCH]
+    order = [Verdict.META_MISMATCH, Verdict.NAN_MISMATCH, Verdict.MISMATCH, Verdict.IMPRECISE]
     failures.sort(key=lambda j: order.index(j.verdict))
     first = failures[0]
     first.evidence["failing_outputs"] = [j.evidence.get("output") for j in failures]

@@ -18,7 +18,7 @@ import torch
 
 from torchsmith.options import CheckOptions
 from torchsmith.oracle import probe, runtime, sensitivity
-from torchsmith.oracle.compare import compare, identical
+from torchsmith.oracle.compare import Judgement, compare, identical
 from torchsmith.oracle.diagnose import diagnose
 from torchsmith.program.format import Program
 from torchsmith.verdict import Phase, Verdict
@@ -124,16 +124,16 @@ def run_check(
         except runtime.ProgramLoadError as e:
             return finish(_result(Verdict.INVALID, Phase.LOAD, str(e), summary=str(e)))
 
-        def run(b: str | None, dt: torch.dtype | None) -> tuple[Any, Any]:
+        def run(b: str | None, dt: torch.dtype | None) -> runtime.RunResult:
             return runtime.run_model(loaded, options, backend=b, dtype=dt, grad=options.grad)
 
         try:
-            ref, ref_grads = timed(Phase.EAGER, lambda: run(None, dtype))
+            ref = timed(Phase.EAGER, lambda: run(None, dtype))
         except Exception as e:
             ev = _diagnose_invalid(loaded, options, e)
             return finish(_result(Verdict.INVALID, Phase.EAGER, ev["summary"], **ev))
         try:
-            ref2, ref2_grads = timed(Phase.EAGER_REPEAT, lambda: run(None, dtype))
+            ref2 = timed(Phase.EAGER_REPEAT, lambda: run(None, dtype))
         except Exception as e:
             return finish(
                 _result(
@@ -142,7 +142,9 @@ def run_check(
                     f"the second eager run raised {type(e).__name__}: {_first_line(str(e))}",
                 )
             )
-        if not identical(ref, ref2) or not identical(ref_grads, ref2_grads):
+        same_twice = all(identical(a, b) for a, b in zip(ref, ref2))
+        del ref2  # what the tool holds is what the program needs, and no more
+        if not same_twice:
             return finish(
                 _result(
                     Verdict.NONDETERMINISTIC,
@@ -154,44 +156,71 @@ def run_check(
             return finish(_result(Verdict.PASS, None, "valid in eager", eager_only=True))
         fp64_note = None
         try:
-            fp64, fp64_grads = timed(Phase.FP64, lambda: run(None, torch.float64))
+            fp64: runtime.RunResult | None = timed(Phase.FP64, lambda: run(None, torch.float64))
         except Exception as e:
-            fp64, fp64_grads = None, None
+            fp64 = None
             fp64_note = f"float64 run raised {type(e).__name__}: {_first_line(str(e))}"
         try:
-            res, res_grads = timed(Phase.COMPILED, lambda: run(backend, dtype))
+            res = timed(Phase.COMPILED, lambda: run(backend, dtype))
         except Exception as e:
             ev = exception_evidence(e)
             reason = f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
             return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
         emit(Phase.COMPARE)
-        judged = compare(ref, res, fp64, options.tol)
-        if judged.verdict is Verdict.PASS and options.grad:
-            judged = compare(ref_grads, res_grads, fp64_grads, options.tol, prefix="grad")
-        if options.probe and judged.verdict in sensitivity.CANDIDATES:
-            emit(Phase.EAGER)  # the probe runs eager only: dying in it is not the compiler's
-            t0 = time.perf_counter()
-            judged = probe.probe_judgement(
-                loaded,
-                options,
-                dtype,
-                (ref, res, fp64),
-                (ref_grads, res_grads, fp64_grads),
-                judged,
-            )
-            timings["probe"] = round(time.perf_counter() - t0, 4)
-            emit(Phase.COMPARE)
+        judged = _judge(loaded, options, dtype, ref, res, fp64, emit, timings)
         extra: dict[str, Any] = {"backend": backend, "fp64": fp64_note or "ok"}
+        if loaded.sequence:
+            extra["calls"] = len(loaded.calls)
         extra.update(graph_counters())
         judged.evidence.update(extra)
         phase = None if judged.verdict is Verdict.PASS else Phase.COMPARE
         if judged.verdict is Verdict.PASS and backend != "eager" and not extra["graphs"]:
             why = "; ".join(extra["unsupported"]) or "no tensor operations captured"
             judged.reason = (
-                f"passed, but Dynamo compiled no graph ({why}): the model ran eagerly;"
+                f"passed, but Dynamo compiled no graph ({why}): the program ran eagerly;"
                 " --fullgraph turns this into an error"
             )
         return finish(_result(judged.verdict, phase, judged.reason, **judged.evidence))
+
+
+def _judge(
+    loaded: runtime.LoadedProgram,
+    options: CheckOptions,
+    dtype: torch.dtype | None,
+    ref: runtime.RunResult,
+    res: runtime.RunResult,
+    fp64: runtime.RunResult | None,
+    emit: Emit,
+    timings: dict[str, float],
+) -> Judgement:
+    """Outputs (call by call for a sequence), then the inputs a run mutated, then gradients;
+    candidates go through the sensitivity probe."""
+    parts: probe.Parts = {
+        "calls" if loaded.sequence else "out": (ref.out, res.out, fp64.out if fp64 else None)
+    }
+    if any(m is not None for m in (*ref.mutated, *res.mutated)):
+        parts["input"] = (
+            runtime.inputs_after(loaded, ref, dtype),
+            runtime.inputs_after(loaded, res, dtype),
+            runtime.inputs_after(loaded, fp64, torch.float64) if fp64 else None,
+        )
+    if options.grad:
+        parts["grad"] = (ref.grads, res.grads, fp64.grads if fp64 else None)
+    judged = Judgement(Verdict.PASS)
+    for prefix, (a, b, f) in parts.items():
+        judged = compare(a, b, f, options.tol, prefix)
+        if judged.verdict is not Verdict.PASS:
+            break
+    if options.probe and judged.verdict in (*sensitivity.CANDIDATES, Verdict.IMPRECISE):
+        emit(Phase.EAGER)  # the probe runs eager only: dying in it is not the compiler's
+        t0 = time.perf_counter()
+        if judged.verdict is Verdict.IMPRECISE:
+            judged = probe.precision_judgement(loaded, options, dtype, parts, judged)
+        else:
+            judged = probe.probe_judgement(loaded, options, dtype, parts, judged)
+        timings["probe"] = round(time.perf_counter() - t0, 4)
+        emit(Phase.COMPARE)
+    return judged
 
 
 def graph_counters() -> dict[str, Any]:

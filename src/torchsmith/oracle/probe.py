@@ -35,15 +35,15 @@ class Probe:
 
     def __init__(self, loaded: Any, options: Any, dtype: torch.dtype | None) -> None:
         self.loaded, self.options, self.dtype = loaded, options, dtype
-        self.reference: tuple[Any, Any] | None = None
+        self.reference: Any = None  # a runtime.RunResult
         self.reference_changed = False
-        self.runs: dict[str, tuple[Any, Any]] = {}
+        self.runs: dict[str, Any] = {}
         self.failed: dict[str, str] = {}
         self.pairs = 0
         self.seconds = 0.0
         self.started = False
 
-    def _run(self, name: str, dtype: torch.dtype | None, **kw: Any) -> tuple[Any, Any] | None:
+    def _run(self, name: str, dtype: torch.dtype | None, **kw: Any) -> Any:
         from torchsmith.oracle import runtime
 
         t0 = time.perf_counter()
@@ -99,12 +99,27 @@ class Probe:
             if out is not None:
                 self.runs[f"rounding{self.pairs}{mark}"] = out
 
-    def judge(self, part: int, ref: Any, res: Any, fp64: Any, prefix: str) -> list[LeafJudgement]:
-        """Judge ``part`` (0 outputs, 1 gradients), adding perturbed pairs while it helps."""
+    def part(self, run: Any, prefix: str, dtype: torch.dtype | None) -> Any:
+        """What a run observed under ``prefix``: its outputs (``out``, or ``calls`` for a call
+        sequence), the inputs after the call (``input``) or its gradients (``grad``)."""
+        from torchsmith.oracle import runtime
+
+        if prefix == "grad":
+            return run.grads
+        if prefix == "input":
+            return runtime.inputs_after(self.loaded, run, dtype)
+        return run.out
+
+    def judge(self, prefix: str, ref: Any, res: Any, fp64: Any) -> list[LeafJudgement]:
+        """Judge one part (see :meth:`part`), adding perturbed pairs while it helps."""
         self.start()
         while True:
-            runs = {k: _cast_like(v[part], ref) for k, v in self.runs.items()}
-            better = self.reference[part] if self.reference is not None else None
+            runs = {
+                k: _cast_like(self.part(v, prefix, self.dtype), ref) for k, v in self.runs.items()
+            }
+            better = None
+            if self.reference is not None:
+                better = self.part(self.reference, prefix, torch.float64)
             leaves = judge(ref, res, fp64, better, runs, self.options.tol, prefix)
             bad = [j for j in leaves if not j.explained]
             if not bad or not all(j.inconclusive for j in bad) or self.pairs >= MAX_PAIRS:
@@ -135,38 +150,44 @@ def _cast_like(out: Any, like: Any) -> Any:
     return out
 
 
+Parts = dict[str, tuple[Any, Any, Any]]  # prefix -> (eager, compiled, fp64), in judging order
+
+
+def part_of(path: str, parts: Parts) -> str:
+    """The part a leaf path belongs to (``grad[input0]`` -> ``grad``)."""
+    return next((p for p in parts if path.startswith(p)), next(iter(parts)))
+
+
 def probe_judgement(
-    loaded: Any,
-    options: Any,
-    dtype: torch.dtype | None,
-    outputs: tuple[Any, Any, Any],
-    grads: tuple[Any, Any, Any],
-    judged: Judgement,
+    loaded: Any, options: Any, dtype: torch.dtype | None, parts: Parts, judged: Judgement
 ) -> Judgement:
     """Re-judge a candidate from ``oracle.compare`` with the probe (in the worker).
 
-    ``outputs`` and ``grads`` are (eager, compiled, fp64) triples; ``judged`` is the candidate.
-    A probe that fails in itself leaves the candidate standing, with the error in the evidence.
+    ``parts`` are what the runs observed (outputs, inputs after the call, gradients), each an
+    (eager, compiled, fp64) triple, in the order they are judged; ``judged`` is the candidate,
+    found in one of them. When the probe clears it, the parts after it are judged in turn. A
+    probe that fails in itself leaves the candidate standing, with the error in the evidence.
     """
     try:
         probe = Probe(loaded, options, dtype)
-        is_grad = str(judged.evidence.get("output", "out")).startswith("grad")
-        leaves = probe.judge(
-            int(is_grad), *(grads if is_grad else outputs), "grad" if is_grad else "out"
-        )
+        first = part_of(str(judged.evidence.get("output", "out")), parts)
+        leaves = probe.judge(first, *parts[first])
         verdict = verdict_of(leaves)
-        if verdict in (Verdict.PASS, Verdict.UNSTABLE) and not is_grad and options.grad:
-            jg = compare(grads[0], grads[1], grads[2], options.tol, prefix="grad")
-            if jg.verdict not in (Verdict.PASS, *CANDIDATES):
-                return jg
-            if jg.verdict in CANDIDATES:
-                more = probe.judge(1, *grads, "grad")
+        later = list(parts)[list(parts).index(first) + 1 :]
+        for prefix in later:
+            if verdict not in (Verdict.PASS, Verdict.UNSTABLE):
+                break
+            j = compare(*parts[prefix], options.tol, prefix=prefix)
+            if j.verdict not in (Verdict.PASS, *CANDIDATES):
+                return j
+            if j.verdict in CANDIDATES:
+                more = probe.judge(prefix, *parts[prefix])
                 leaves += more
                 if verdict_of(more) in CANDIDATES:
-                    judged, verdict = jg, verdict_of(more)
+                    judged, verdict = j, verdict_of(more)
                 elif verdict_of(more) is Verdict.UNSTABLE:
                     verdict = Verdict.UNSTABLE
-        return _finish(judged, verdict, leaves, probe, options, outputs, grads)
+        return _finish(judged, verdict, leaves, probe, options, parts)
     except Exception as e:  # never lose a verdict to the probe's own failure
         judged.evidence["probe"] = {"error": f"{type(e).__name__}: {e}"[:500]}
         return judged
@@ -178,8 +199,7 @@ def _finish(
     leaves: list[LeafJudgement],
     probe: Probe,
     options: Any,
-    outputs: tuple[Any, Any, Any],
-    grads: tuple[Any, Any, Any],
+    parts: Parts,
 ) -> Judgement:
     summary = probe.summary()
     summary["candidate"] = judged.verdict.value
@@ -195,8 +215,8 @@ def _finish(
     bad = [j for j in leaves if not j.explained]
     first = next((j for j in bad if j.kind == "nan"), bad[0])
     if first.output != evidence.get("output") and first.kind != "value":
-        prefix = "grad" if first.output.startswith("grad") else "out"
-        ref, res, fp64 = grads if prefix == "grad" else outputs
+        prefix = part_of(first.output, parts)
+        ref, res, fp64 = parts[prefix]
         f64s = leaf_map(fp64, prefix) or {}
         fresh = compare_leaf(
             first.output,
@@ -212,6 +232,50 @@ def _finish(
         evidence["confidence"] = first.confidence
     evidence["failing_outputs"] = [j.output for j in bad]
     return Judgement(verdict, judged.reason, evidence)
+
+
+#: Eager variants whose distance from fp64 says how imprecise a correct kernel may be: the
+#: rounding and perturbation runs (reordered reductions, results moved by an ulp). Boundary runs
+#: flip decisions on purpose and say nothing about precision.
+_PRECISION_RUNS = ("rounding", "perturbed", "fp32-intermediates")
+
+
+def precision_judgement(
+    loaded: Any, options: Any, dtype: torch.dtype | None, parts: Parts, judged: Judgement
+) -> Judgement:
+    """Re-judge an ``imprecise`` candidate: is compiled further from fp64 than eager gets under
+    any reordering of its roundings? ``pass`` when some variant comes within the ratio."""
+    from torchsmith.oracle.compare import precision_figures
+    from torchsmith.verdict import IMPRECISE_RATIO
+
+    try:
+        probe = Probe(loaded, options, dtype)
+        path = str(judged.evidence.get("output", "out"))
+        prefix = part_of(path, parts)
+        ref, _, fp64 = parts[prefix]
+        f64 = dict(flatten(fp64, prefix))[path]
+        probe.start()
+        worst = 0.0
+        for name, run in probe.runs.items():
+            if not name.startswith(_PRECISION_RUNS):
+                continue
+            alt = dict(flatten(_cast_like(probe.part(run, prefix, dtype), ref), prefix)).get(path)
+            if isinstance(alt, torch.Tensor) and alt.shape == f64.shape:
+                worst = max(worst, precision_figures(alt, alt, f64)["compiled_rmse"])
+        figs = judged.evidence["precision"]
+        figs["eager_variants_rmse"] = worst
+        judged.evidence["probe"] = probe.summary()
+        if worst > 0 and figs["compiled_rmse"] < IMPRECISE_RATIO * worst:
+            reason = (
+                f"{path}: compiled is {figs['ratio']:.3g}x further from fp64 than eager, but"
+                f" eager with reordered roundings gets within {figs['compiled_rmse'] / worst:.3g}x"
+                " of it: not a precision bug"
+            )
+            return Judgement(Verdict.PASS, reason, judged.evidence)
+        return judged
+    except Exception as e:  # never lose a verdict to the probe's own failure
+        judged.evidence["probe"] = {"error": f"{type(e).__name__}: {e}"[:500]}
+        return judged
 
 
 # -- for generators ------------------------------------------------------------------------------
@@ -240,17 +304,17 @@ def sensitivity_job(program: Any, options: Any, emit: Any) -> dict[str, Any]:
     with runtime.compiler_config(options):
         try:
             loaded = runtime.load(program, options.seed)
-            ref, _ = runtime.run_model(
+            ref = runtime.run_model(
                 loaded, options, backend=None, dtype=dtype, grad=options.grad
-            )
+            ).out
         except Exception as e:
             return {"unstable": None, "error": f"{type(e).__name__}: {e}"[:300]}
         probe = Probe(loaded, options, dtype)
         probe.start()
-        better = probe.reference or (None, None)
+        better = probe.reference.out if probe.reference is not None else None
         flagged = []
-        for name, (out, _) in sorted(probe.runs.items()):
-            j = compare(ref, _cast_like(out, ref), better[0], options.tol)
+        for name, run in sorted(probe.runs.items()):
+            j = compare(ref, _cast_like(run.out, ref), better, options.tol)
             if j.verdict is not Verdict.PASS:
                 flagged.append(
                     {

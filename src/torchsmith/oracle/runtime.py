@@ -1,7 +1,19 @@
-"""Inside a worker: load a program, build its model and run it in one mode.
+"""Inside a worker: load a program, build what it tests and run it once, in one mode.
+
+A program tests a *target*: an ``nn.Module`` class (built from ``get_init_inputs()``) or a plain
+function. It is called once with ``get_inputs()`` (and ``get_kwargs()``), or once per entry of
+``get_calls()`` with ``before_call(i, target)`` run before each call: a sequence judged call by
+call (an attribute or a global changed in between, a second shape that forces a recompile).
+
+Every run starts from the same state: the program's globals are rebound to what loading left
+them, inputs are fresh copies of the pristine ones (tensors that share storage in the program
+share it in the copy, so views and aliasing survive; ``mark_dynamic`` marks are kept), and
+torch, ``random`` and numpy are re-seeded. A run reports its outputs, gradients (with ``grad``)
+and which input tensors the call mutated in place (by their version counters), so the judge can
+compare the inputs after the call too.
 
 Everything here executes program code, so it runs only in worker processes
-(:mod:`torchsmith.execute.worker`), never in the CLI's own process.
+(:mod:`torchsmith.execute.child`), never in the CLI's own process.
 """
 
 from __future__ import annotations
@@ -10,11 +22,12 @@ import contextlib
 import copy
 import dataclasses
 import importlib
+import linecache
 import random
 import sys
 import types
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -23,26 +36,67 @@ from torchsmith.program.format import Program
 
 PROGRAM_MODULE = "torchsmith_program"
 
-#: ``transform(model, inputs) -> (model, inputs)``, applied before a run (see ``run_model``).
+#: ``transform(state, inputs) -> (state, inputs)``, applied before a run (see ``run_model``).
+#: ``state`` is the model, or for a function the module holding its global modules and tensors.
 Transform = Callable[[torch.nn.Module, list[Any]], tuple[torch.nn.Module, list[Any]]]
 
 
 class ProgramLoadError(Exception):
-    """The program's own code raised while defining the model or building inputs."""
+    """The program's own code raised while defining the target or building inputs."""
+
+
+class Call(NamedTuple):
+    args: list[Any]
+    kwargs: dict[str, Any]
 
 
 @dataclasses.dataclass
 class LoadedProgram:
     program: Program
     module: types.ModuleType
-    model_cls: type
+    target: Any  # the nn.Module class or the function under test
     init_args: list[Any]
     init_kwargs: dict[str, Any]
-    inputs: list[Any]  # pristine inputs on the CPU as the program built them
+    calls: list[Call]  # pristine arguments of each call, on the CPU as the program built them
+    before_call: Callable[[int, Any], Any] | None
+    snapshot: dict[str, Any]  # the program's globals as loading left them
 
     @property
     def filename(self) -> str:
         return self.module.__file__ or "<program>"
+
+    @property
+    def is_module(self) -> bool:
+        return isinstance(self.target, type)
+
+    @property
+    def inputs(self) -> list[Any]:
+        """The first call's positional arguments."""
+        return self.calls[0].args
+
+    @property
+    def sequence(self) -> bool:
+        return len(self.calls) > 1
+
+    @property
+    def model_cls(self) -> Any:  # the name older callers use
+        return self.target
+
+    def restore_globals(self) -> None:
+        """Rebind every global the program had after loading (a run may have changed some)."""
+        ns = self.module.__dict__
+        for name, value in self.snapshot.items():
+            if ns.get(name, _MISSING) is not value:
+                ns[name] = value
+
+
+_MISSING = object()
+
+
+class RunResult(NamedTuple):
+    out: Any  # the output, or the list of outputs of a call sequence
+    grads: dict[str, Any] | None
+    mutated: list[torch.Tensor | None]  # per input tensor leaf: its value after, if mutated
 
 
 def seed_everything(seed: int) -> None:
@@ -61,14 +115,27 @@ def program_filename(program: Program) -> str:
     return program.path or f"<torchsmith:{program.name}>"
 
 
+def _get(ns: dict[str, Any], name: str, what: str) -> Any:
+    try:
+        return ns[name]()
+    except Exception as e:
+        raise ProgramLoadError(f"{what} raised {type(e).__name__}: {e}") from e
+
+
+def _as_args(value: Any, what: str) -> list[Any]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if not isinstance(value, list | tuple):
+        raise ProgramLoadError(f"{what} must be a list of arguments, got {type(value).__name__}")
+    return list(value)
+
+
 def load(program: Program, seed: int = 0) -> LoadedProgram:
     """Execute the canonical source in a fresh module and build the inputs (seeded)."""
     module = types.ModuleType(PROGRAM_MODULE)
     module.__file__ = program_filename(program)
     sys.modules[PROGRAM_MODULE] = module  # lets pickling/inspect find classes
     if program.path is None:
-        import linecache
-
         # Tracebacks and the diagnosis quote program lines from the linecache.
         linecache.cache[module.__file__] = (
             len(program.source),
@@ -78,42 +145,46 @@ def load(program: Program, seed: int = 0) -> LoadedProgram:
         )
     seed_everything(seed)
     try:
-        code = compile(program.source, module.__file__, "exec")
-        exec(code, module.__dict__)
+        exec(compile(program.source, module.__file__, "exec"), module.__dict__)
     except Exception as e:
         raise ProgramLoadError(f"defining the program raised {type(e).__name__}: {e}") from e
     ns = module.__dict__
-    model_cls = ns.get(program.model)
-    if not isinstance(model_cls, type) or not issubclass(model_cls, torch.nn.Module):
-        raise ProgramLoadError(f"`{program.model}` is not an nn.Module class after loading")
+    target = ns.get(program.model)
+    is_class = isinstance(target, type)
+    if is_class and not issubclass(target, torch.nn.Module):
+        raise ProgramLoadError(f"`{program.model}` is a class but not an nn.Module")
+    if not is_class and not callable(target):
+        raise ProgramLoadError(f"`{program.model}` is not an nn.Module class or a function")
     init_args: list[Any] = []
     init_kwargs: dict[str, Any] = {}
     if callable(ns.get("get_init_inputs")):
-        try:
-            init = ns["get_init_inputs"]()
-        except Exception as e:
-            raise ProgramLoadError(f"get_init_inputs() raised {type(e).__name__}: {e}") from e
+        init = _get(ns, "get_init_inputs", "get_init_inputs()")
         if isinstance(init, dict):
             init_kwargs = dict(init)
         elif init is not None:
             init_args = list(init)
     seed_everything(seed)
-    if callable(ns.get("get_inputs")):
-        try:
-            inputs = ns["get_inputs"]()
-        except Exception as e:
-            raise ProgramLoadError(f"get_inputs() raised {type(e).__name__}: {e}") from e
+    kwargs: dict[str, Any] = {}
+    if callable(ns.get("get_kwargs")):
+        kwargs = _get(ns, "get_kwargs", "get_kwargs()")
+        if not isinstance(kwargs, dict):
+            raise ProgramLoadError(f"get_kwargs() must return a dict, got {type(kwargs).__name__}")
+    if callable(ns.get("get_calls")):
+        raw = _get(ns, "get_calls", "get_calls()")
+        if not isinstance(raw, list | tuple) or not raw:
+            raise ProgramLoadError("get_calls() must return a non-empty list of argument lists")
+        calls = [Call(_as_args(c, f"get_calls()[{i}]"), kwargs) for i, c in enumerate(raw)]
+    elif callable(ns.get("get_inputs")):
+        calls = [Call(_as_args(_get(ns, "get_inputs", "get_inputs()"), "get_inputs()"), kwargs)]
     elif "inputs" in ns:
-        inputs = ns["inputs"]
+        calls = [Call(_as_args(ns["inputs"], "inputs"), kwargs)]
     else:
         raise ProgramLoadError("the program defines neither get_inputs() nor inputs")
-    if isinstance(inputs, torch.Tensor):
-        inputs = [inputs]
-    if not isinstance(inputs, list | tuple):
-        raise ProgramLoadError(f"inputs must be a list of arguments, got {type(inputs).__name__}")
-    return LoadedProgram(program, module, model_cls, init_args, init_kwargs, list(inputs))
+    before = ns.get("before_call") if callable(ns.get("before_call")) else None
+    return LoadedProgram(program, module, target, init_args, init_kwargs, calls, before, dict(ns))
 
 
+# -- inputs ----------------------------------------------------------------------------------------
 def _map_tensors(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
     if isinstance(obj, torch.Tensor):
         return fn(obj)
@@ -125,29 +196,86 @@ def _map_tensors(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
     return obj
 
 
-def prepare_inputs(
-    inputs: list[Any], device: str, dtype: torch.dtype | None, grad: bool = False
-) -> list[Any]:
-    """Fresh copies of the inputs, moved and cast; float leaves require grad when asked."""
+def tensor_leaves(obj: Any) -> list[torch.Tensor]:
+    out: list[torch.Tensor] = []
+    _map_tensors(obj, out.append)
+    return out
+
+
+def _dynamo_marks(src: torch.Tensor, dst: torch.Tensor) -> None:
+    for key, value in getattr(src, "__dict__", {}).items():
+        if key.startswith("_dynamo"):
+            setattr(dst, key, copy.copy(value))
+
+
+def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bool = False) -> Any:
+    """Fresh copies of the inputs, moved and cast; float leaves require grad when asked.
+
+    Tensors that share storage (a tensor and its views, one tensor passed twice) still share it
+    in the copies, with their sizes, strides and offsets; a cast or a move to another device
+    copies each tensor alone.
+    """
+    storages: dict[tuple[int, int], Any] = {}
 
     def one(t: torch.Tensor) -> torch.Tensor:
-        t = t.detach().clone()
-        if dtype is not None and t.is_floating_point():
-            t = t.to(dtype)
-        t = t.to(device)
-        if grad and t.is_floating_point():
-            t.requires_grad_(True)
-        return t
+        cast = dtype is not None and t.is_floating_point() and t.dtype != dtype
+        moved = str(t.device) != str(torch.device(device))
+        new: torch.Tensor | None = None
+        if not cast and not moved and t.layout == torch.strided and not t.is_quantized:
+            try:
+                st = t.untyped_storage()
+                key = (st.data_ptr(), st.nbytes())
+                if key not in storages:
+                    storages[key] = st.clone()
+                new = torch.empty(0, dtype=t.dtype, device=t.device)
+                new.set_(storages[key], t.storage_offset(), t.size(), t.stride())
+            except (RuntimeError, NotImplementedError):
+                new = None
+        if new is None:
+            new = t.detach().clone()
+            if cast:
+                new = new.to(dtype)
+            new = new.to(device)
+        _dynamo_marks(t, new)
+        if grad and new.is_floating_point():
+            new.requires_grad_(True)
+        return new
 
     return _map_tensors(inputs, one)
 
 
-def build_model(
-    loaded: LoadedProgram, seed: int, device: str, dtype: torch.dtype | None
-) -> torch.nn.Module:
-    """A fresh model: the same seed gives the same parameters on every call."""
+# -- the target ------------------------------------------------------------------------------------
+class GlobalState(torch.nn.Module):
+    """A function program's global modules and tensors, copied for one run and held as one
+    module: what a dtype cast, a precision raise or a perturbation changes (as it changes a
+    model's parameters), and what keeps one run's in-place changes out of the next."""
+
+    def __init__(self, ns: dict[str, Any]) -> None:
+        super().__init__()
+        self.mods = torch.nn.ModuleDict()
+        self.names: dict[str, str] = {}
+        for i, (name, value) in enumerate(ns.items()):
+            if name.startswith("__"):
+                continue
+            if isinstance(value, torch.nn.Module):
+                self.mods[f"m{i}"] = copy.deepcopy(value)
+                self.names[f"m{i}"] = name
+            elif isinstance(value, torch.Tensor):
+                self.register_buffer(f"t{i}", value.detach().clone())
+                self.names[f"t{i}"] = name
+
+    def write_back(self, ns: dict[str, Any]) -> None:
+        for key, name in self.names.items():
+            ns[name] = self.mods[key] if key in self.mods else getattr(self, key)
+
+
+def build_model(loaded: LoadedProgram, seed: int, device: str, dtype: torch.dtype | None) -> Any:
+    """A fresh target: a model built with the same seed gives the same parameters every time;
+    a function is returned as it is (see :func:`run_model` for its globals)."""
+    if not loaded.is_module:
+        return loaded.target
     seed_everything(seed)
-    model = loaded.model_cls(*copy.deepcopy(loaded.init_args), **copy.deepcopy(loaded.init_kwargs))
+    model = loaded.target(*copy.deepcopy(loaded.init_args), **copy.deepcopy(loaded.init_kwargs))
     model.eval()
     if dtype is not None:
         model = model.to(dtype)
@@ -161,7 +289,6 @@ def resolve_dtype(name: str | None) -> torch.dtype | None:
 @contextlib.contextmanager
 def compiler_config(options: CheckOptions) -> Iterator[None]:
     """Apply the oracle's fixed settings plus the user's ``--config`` entries for one job."""
-    patches: list[Any] = []
     groups = split_config(options.config)
     groups.setdefault("torch._inductor.config", {}).setdefault("fallback_random", True)
     with contextlib.ExitStack() as stack:
@@ -169,7 +296,7 @@ def compiler_config(options: CheckOptions) -> Iterator[None]:
             mod = importlib.import_module(modname)
             for key in entries:
                 _check_config_entry(mod, modname, key)
-            patches.append(stack.enter_context(mod.patch(entries)))
+            stack.enter_context(mod.patch(entries))
         yield
 
 
@@ -185,9 +312,7 @@ def _check_config_entry(mod: Any, modname: str, key: str) -> None:
 
 
 def _float_leaves(obj: Any) -> list[torch.Tensor]:
-    out: list[torch.Tensor] = []
-    _map_tensors(obj, lambda t: out.append(t) if t.is_floating_point() else None)
-    return out
+    return [t for t in tensor_leaves(obj) if t.is_floating_point()]
 
 
 def run_model(
@@ -199,42 +324,78 @@ def run_model(
     grad: bool,
     transform: Transform | None = None,
     context: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
-) -> tuple[Any, dict[str, Any] | None]:
-    """Build a fresh model and run it once: eagerly when ``backend`` is None, else compiled.
+) -> RunResult:
+    """Build a fresh target and run it once: eagerly when ``backend`` is None, else compiled.
 
     Re-seeds before building and before running (the pt2 template's rule). With ``grad`` it also
     back-propagates a seeded cotangent and returns the gradients of float inputs and parameters.
-    ``transform(model, inputs) -> (model, inputs)`` runs (without grad) before the call and
-    ``context()`` is entered around forward and backward: the sensitivity probe's eager variants
-    (:mod:`torchsmith.oracle.perturb`).
+    ``transform(state, inputs) -> (state, inputs)`` runs (without grad) before the call and
+    ``context()`` is entered around the calls and backward: the sensitivity probe's eager
+    variants (:mod:`torchsmith.oracle.perturb`).
     """
     device = options.device
+    loaded.restore_globals()
+    ns = loaded.module.__dict__
     model = build_model(loaded, options.seed, device, dtype)
-    inputs = prepare_inputs(loaded.inputs, device, dtype, grad=grad)
+    if loaded.is_module:
+        state: torch.nn.Module = model
+    else:
+        state = GlobalState(loaded.snapshot)
+        if dtype is not None:
+            state = state.to(dtype)
+        state = state.to(device)
+    calls = prepare_inputs([list(c) for c in loaded.calls], device, dtype, grad=grad)
     if transform is not None:
         with torch.no_grad():
-            model, inputs = transform(model, inputs)
+            state, calls = transform(state, calls)
+    if loaded.is_module:
+        model = state
+    else:
+        state.write_back(ns)  # type: ignore[operator]
     fn: Callable[..., Any] = model
     if backend is not None:
         torch._dynamo.reset()
         fn = torch.compile(model, **options.compile_kwargs(backend))
+    leaves = tensor_leaves(calls)
+    versions = [t._version for t in leaves]
     seed_everything(options.seed)
     with context() if context is not None else contextlib.nullcontext():
-        return _call(fn, model, inputs, options, grad)
+        out, grads = _call(fn, model, state, calls, loaded, options, grad)
+    mutated = [t.detach() if t._version != v else None for t, v in zip(leaves, versions)]
+    return RunResult(out, grads, mutated)
+
+
+def inputs_after(loaded: LoadedProgram, run: RunResult, dtype: torch.dtype | None) -> list[Any]:
+    """The input tensors after a run: the mutated ones as the run left them, the others as the
+    program built them (cast like the run's inputs)."""
+    pristine = tensor_leaves([list(c) for c in loaded.calls])
+    out = []
+    for before, after in zip(pristine, run.mutated, strict=True):
+        if after is None:
+            cast = dtype is not None and before.is_floating_point()
+            after = before.to(dtype) if cast else before
+        out.append(after)
+    return out
 
 
 def _call(
     fn: Callable[..., Any],
-    model: torch.nn.Module,
-    inputs: list[Any],
+    model: Any,
+    state: torch.nn.Module,
+    calls: list[list[Any]],
+    loaded: LoadedProgram,
     options: CheckOptions,
     grad: bool,
 ) -> tuple[Any, dict[str, Any] | None]:
+    outs = []
+    with torch.set_grad_enabled(grad):
+        for i, (args, kwargs) in enumerate(calls):
+            if loaded.before_call is not None:
+                loaded.before_call(i, model)
+            outs.append(fn(*args, **kwargs))
+    out = outs if loaded.sequence else outs[0]
     if not grad:
-        with torch.no_grad():
-            out = fn(*inputs)
         return out, None
-    out = fn(*inputs)
     leaves = [t for t in _float_leaves(out) if t.requires_grad]
     grads: dict[str, Any] = {}
     if leaves:
@@ -244,9 +405,9 @@ def _call(
             for t in leaves
         )
         total.backward()
-        for i, t in enumerate(_float_leaves(inputs)):
+        for i, t in enumerate(_float_leaves(calls)):
             grads[f"input{i}"] = t.grad
-        for name, p in model.named_parameters():
+        for name, p in state.named_parameters():
             grads[f"param:{name}"] = p.grad
     return _detach(out), grads
 

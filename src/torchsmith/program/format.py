@@ -144,9 +144,73 @@ def _is_passive(node: ast.stmt) -> bool:
 
 def is_canonical(tree: ast.Module) -> bool:
     """True when the module is in the canonical format and can be executed as it stands."""
-    if _defines(tree, "get_inputs"):
+    if _defines(tree, "get_inputs") or _defines(tree, "get_calls"):
         return True
     return _defines(tree, "inputs") and all(_is_passive(n) for n in tree.body)
+
+
+#: Functions of the format itself, never the function under test.
+PROTOCOL_FUNCTIONS = frozenset(
+    {"get_inputs", "get_init_inputs", "get_kwargs", "get_calls", "before_call"}
+)
+#: Module-level dicts (literals) a program declares its compile settings with.
+COMPILE_KWARGS, COMPILE_CONFIG = "compile_kwargs", "compile_config"
+
+
+def entry_of(tree: ast.Module, where: str) -> str:
+    """The name of the callable a canonical program tests: ``class Model``; else a function
+    named ``fn``; else its only nn.Module subclass; else its only function outside the format's
+    own (``get_inputs`` & co.). Raises :class:`ProgramFormatError` saying how to name it."""
+    classes = module_classes(tree)
+    if "Model" in classes:
+        return "Model"
+    functions = [
+        n.name
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        and n.name not in PROTOCOL_FUNCTIONS
+    ]
+    if "fn" in functions:
+        return "fn"
+    modules = nn_module_classes(tree)
+    if len(modules) == 1:
+        return modules[0]
+    if len(modules) > 1:
+        raise ProgramFormatError(
+            f"{where}: several nn.Module classes ({', '.join(modules)}) and none is named"
+            " `Model`; name the one to test `Model`"
+        )
+    if len(functions) == 1:
+        return functions[0]
+    if not functions:
+        raise ProgramFormatError(
+            f"{where}: nothing to test: define `class Model(nn.Module)` or a function `fn`"
+        )
+    raise ProgramFormatError(
+        f"{where}: several functions ({', '.join(functions)}) and no `class Model`; name the"
+        " one to test `fn`"
+    )
+
+
+def declared_settings(source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``compile_kwargs`` and ``compile_config`` dicts a program declares (literals only;
+    ``{}`` when absent or unreadable): what the program is compiled with."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}, {}
+    found: dict[str, dict[str, Any]] = {COMPILE_KWARGS: {}, COMPILE_CONFIG: {}}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id in found:
+                try:
+                    value = ast.literal_eval(node.value)
+                except (ValueError, SyntaxError, TypeError):
+                    continue
+                if isinstance(value, dict):
+                    found[target.id] = value
+    return found[COMPILE_KWARGS], found[COMPILE_CONFIG]
 
 
 def parse_source(source: str, filename: str = "<program>") -> ast.Module:

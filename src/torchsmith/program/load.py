@@ -13,9 +13,8 @@ from torchsmith.program.foreign import import_script
 from torchsmith.program.format import (
     Program,
     ProgramFormatError,
+    entry_of,
     is_canonical,
-    module_classes,
-    nn_module_classes,
     parse_source,
 )
 
@@ -26,20 +25,7 @@ def program_from_source(
     """Read source text as a program: canonical as it stands, otherwise imported as a repro script."""
     tree = parse_source(source, path or name)
     if is_canonical(tree):
-        modules = nn_module_classes(tree)
-        if "Model" in module_classes(tree):
-            model = "Model"
-        elif len(modules) == 1:
-            model = modules[0]
-        elif not modules:
-            raise ProgramFormatError(
-                f"{path or name}: no nn.Module subclass found (expected `class Model(nn.Module)`)"
-            )
-        else:
-            raise ProgramFormatError(
-                f"{path or name}: several nn.Module classes ({', '.join(modules)}) and none is"
-                " named `Model`; name the one to test `Model`"
-            )
+        model = entry_of(tree, path or name)
         return Program(source=source, model=model, name=name, origin="canonical", path=path)
     return import_script(source, name=name, path=path, device=device)
 

@@ -13,6 +13,7 @@ import ast
 
 from torchsmith.options import CONFIG_MODULES, CheckOptions
 from torchsmith.program.format import Program
+from torchsmith.verdict import IMPRECISE_MIN_EPS, IMPRECISE_MIN_NUMEL, IMPRECISE_RATIO
 
 _RUNNER = """
 # ---- torchsmith harness: eager vs compiled vs float64 ----------------------------------------
@@ -20,6 +21,8 @@ SEED = {seed}
 DEVICE = {device!r}
 DTYPE = {dtype}
 COMPILE_KWARGS = {compile_kwargs!r}
+TARGET = {model}
+_GLOBALS = dict(globals())  # every run starts from the globals the program defined
 
 
 def _cast(x, dtype):
@@ -30,26 +33,49 @@ def _cast(x, dtype):
         return x.to(DEVICE)
     if isinstance(x, (list, tuple)):
         return type(x)(_cast(v, dtype) for v in x)
+    if isinstance(x, dict):
+        return {{k: _cast(v, dtype) for k, v in x.items()}}
     return x
 
 
 def run_test(backend, dtype=DTYPE):
+    globals().update(_GLOBALS)
     torch.manual_seed(SEED)
-    init = get_init_inputs() if "get_init_inputs" in globals() else []
-    model = {model}(**init) if isinstance(init, dict) else {model}(*init)
-    model = model.eval()
-    if dtype is not None:
-        model = model.to(dtype)
-    model = model.to(DEVICE)
+    target = TARGET
+    if isinstance(TARGET, type):
+        init = get_init_inputs() if "get_init_inputs" in globals() else []
+        target = TARGET(**init) if isinstance(init, dict) else TARGET(*init)
+        target = target.eval()
+        if dtype is not None:
+            target = target.to(dtype)
+        target = target.to(DEVICE)
     torch.manual_seed(SEED)
-    inputs = get_inputs() if "get_inputs" in globals() else inputs_
-    inputs = [_cast(x, dtype) for x in inputs]
+    kwargs = _cast(get_kwargs() if "get_kwargs" in globals() else {{}}, dtype)
+    if "get_calls" in globals():
+        calls = get_calls()
+    else:
+        calls = [get_inputs() if "get_inputs" in globals() else inputs_]
+    calls = [_cast(list(args), dtype) for args in calls]
+    fn = target
     if backend is not None:
         torch._dynamo.reset()
-        model = torch.compile(model, **COMPILE_KWARGS)
+        fn = torch.compile(target, **COMPILE_KWARGS)
     torch.manual_seed(SEED)
+    outs = []
     with torch.no_grad():
-        return model(*inputs)
+        for i, args in enumerate(calls):
+            if "before_call" in globals():
+                before_call(i, target)
+            outs.append(fn(*args, **kwargs))
+    return outs if len(calls) > 1 else outs[0]
+
+
+def _leaves(x):
+    if isinstance(x, (list, tuple)):
+        return [leaf for v in x for leaf in _leaves(v)]
+    if isinstance(x, dict):
+        return [leaf for k in sorted(x, key=str) for leaf in _leaves(x[k])]
+    return [x]
 
 
 def _max_abs(a, b):
@@ -61,6 +87,24 @@ def _max_abs(a, b):
         vals = [_max_abs(x, y) for x, y in zip(a, b)]
         return max(vals) if vals else 0.0
     return 0.0 if a == b else float("inf")
+
+
+def _imprecise(eager, compiled, fp64):
+    \"\"\"Compiled passes same() but is many times further from fp64 than eager (torchsmith's
+    `imprecise`: ratio >= {ratio}, at least {min_numel} values, {min_eps} eps of the output).\"\"\"
+    for e, c, f in zip(_leaves(eager), _leaves(compiled), _leaves(fp64)):
+        if not (isinstance(e, torch.Tensor) and e.is_floating_point() and e.numel() >= {min_numel}):
+            continue
+        e64, c64, f64 = e.double(), c.double(), f.double()
+        ok = torch.isfinite(e64) & torch.isfinite(c64) & torch.isfinite(f64)
+        e_rmse = (e64 - f64)[ok].pow(2).mean().sqrt().item()
+        c_rmse = (c64 - f64)[ok].pow(2).mean().sqrt().item()
+        scale = f64[ok].pow(2).mean().sqrt().item() or 1.0
+        units = c_rmse / (scale * torch.finfo(e.dtype).eps)
+        if c_rmse >= {ratio} * e_rmse and units >= {min_eps} and c_rmse > 0:
+            print(f"compiled RMSE vs fp64 {{c_rmse:.3g}}, eager {{e_rmse:.3g}}")
+            return True
+    return False
 
 
 if __name__ == "__main__":
@@ -80,6 +124,9 @@ if __name__ == "__main__":
     print("max abs  compiled - fp64:", _max_abs(compiled, fp64))
     print("max abs  eager    - fp64:", _max_abs(eager, fp64))
     print("max abs  compiled - eager:", _max_abs(compiled, eager))
+    if ok and _imprecise(eager, compiled, fp64):
+        print("VERDICT: imprecise (passes same(), but compiled is far less precise than eager)")
+        sys.exit(1)
     print("VERDICT:", "pass" if ok else "mismatch (compiled is further from fp64 than eager allows)")
     sys.exit(0 if ok else 1)
 """
@@ -132,6 +179,9 @@ def render_script(program: Program, options: CheckOptions | None = None, header:
             dtype=f"torch.{options.dtype}" if options.dtype else "None",
             compile_kwargs=kwargs,
             model=program.model,
+            ratio=IMPRECISE_RATIO,
+            min_numel=IMPRECISE_MIN_NUMEL,
+            min_eps=IMPRECISE_MIN_EPS,
         ).strip("\n")
     )
     return "\n\n".join(parts) + "\n"

@@ -23,7 +23,9 @@ _MD = MarkdownIt("gfm-like", {"html": False, "linkify": False})
 def markdown_body(md: str) -> str:
     """The Markdown as an HTML fragment (check-list items shown as boxes)."""
     body = _MD.render(md)
-    body = body.replace("<li>[x] ", '<li class="task">☑ ').replace("<li>[ ] ", '<li class="task">☐ ')
+    body = body.replace("<li>[x] ", '<li class="task">☑ ').replace(
+        "<li>[ ] ", '<li class="task">☐ '
+    )
     return body
 
 
