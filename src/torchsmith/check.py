@@ -197,16 +197,20 @@ def check(
 
 
 def check_files(
-    paths: list[Path], options: CheckOptions, repro_dir: Path | None = None
+    paths: list[Path],
+    options: CheckOptions,
+    repro_dir: Path | None = None,
+    python: str | None = None,
 ) -> Iterator[tuple[Path, CheckResult | None, str | None]]:
     """Check several files with one worker; a file that cannot be read yields an error string.
 
     A program that kills, hangs or exhausts its worker gets its verdict and the next program a
-    fresh worker: the run always goes on.
+    fresh worker: the run always goes on. ``python`` runs the worker under another interpreter
+    (another venv, another torch).
     """
     from torchsmith.program.render import render_script
 
-    with Worker(memory_mb=options.memory_mb) as worker:
+    with Worker(memory_mb=options.memory_mb, python=python) as worker:
         for path in paths:
             try:
                 program = load_program(path, device=options.device)

@@ -177,9 +177,15 @@ def test_device_cuda_keeps_device_code():
     assert "torch.device('cuda:0')" in program.source
 
 
-def test_load_program_imports_a_foreign_file():
-    program = load_program(DATA / "s02_main_guard.py")
-    assert program.origin == "foreign" and program.path == str(DATA / "s02_main_guard.py")
+def test_load_program_keeps_a_foreign_file_as_a_script_or_imports_it():
+    path = DATA / "s04_two_models.py"  # names no device: kept to the letter, lines and all
+    script = load_program(path)
+    assert script.origin == "script" and script.path == str(path)
+    assert script.source == path.read_text() and script.model == "__script__"
+    program = load_program(path, scripts=False)
+    assert program.origin == "foreign" and program.path == str(path)
+    cuda = load_program(DATA / "s01_run_test_helper.py")  # .cuda() mapped to the CPU
+    assert cuda.origin == "script" and ".cuda()" not in cuda.source and cuda.path is None
 
 
 def _script(text: str, name: str = "repro"):

@@ -33,8 +33,7 @@ def src(text: str) -> str:
 
 def run_eager(source: str) -> object:
     loaded = runtime.load(Program(source=source), 0)
-    out, _ = runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=False)
-    return out
+    return runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=False).out
 
 
 def runs(source: str) -> bool:

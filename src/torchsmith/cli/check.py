@@ -10,7 +10,14 @@ from typing import Any
 import click
 from rich.console import Console
 
-from torchsmith.cli.common import EXIT_USAGE, build_options, check_options, fail, output_option
+from torchsmith.cli.common import (
+    EXIT_USAGE,
+    build_options,
+    check_options,
+    fail,
+    output_option,
+    python_option,
+)
 from torchsmith.program.format import ProgramFormatError
 from torchsmith.program.load import load_program
 
@@ -23,6 +30,7 @@ from torchsmith.program.load import load_program
     "--repro-dir", type=click.Path(path_type=Path), help="Write a repro script per failure."
 )
 @click.option("-v", "--verbose", is_flag=True)
+@python_option
 @check_options
 def check(
     files: tuple[Path, ...],
@@ -30,6 +38,7 @@ def check(
     as_json: bool,
     repro_dir: Path | None,
     verbose: bool,
+    python: str | None,
     **kw: Any,
 ) -> None:
     """Check program FILES: eager vs torch.compile vs float64, crash-safe, with the stage.
@@ -49,7 +58,7 @@ def check(
     codes: list[int] = []
     unexpected: list[str] = []
     try:
-        for path, result, error in check_files(paths, options, repro_dir=repro_dir):
+        for path, result, error in check_files(paths, options, repro_dir, python):
             if error is not None:
                 codes.append(EXIT_USAGE)
                 if as_json:
@@ -88,7 +97,7 @@ def render(file: Path, output: Path | None, **kw: Any) -> None:
 
     options = build_options(kw)
     try:
-        program = load_program(file, device=options.device)
+        program = load_program(file, device=options.device, scripts=False)
     except ProgramFormatError as e:
         fail(str(e))
     text = render_script(program, options)
@@ -106,7 +115,7 @@ def render(file: Path, output: Path | None, **kw: Any) -> None:
 def import_(file: Path, output: Path | None, device: str) -> None:
     """Convert a repro script (as pasted in PyTorch issues) to the canonical program format."""
     try:
-        program = load_program(file, device=device)
+        program = load_program(file, device=device, scripts=False)
     except ProgramFormatError as e:
         fail(str(e))
     text = program.source if program.source.endswith("\n") else program.source + "\n"

@@ -36,6 +36,16 @@ def output_option(help: str) -> Any:
     return click.option("-o", "--output", type=click.Path(path_type=Path), help=help)
 
 
+def python_option(f: Any) -> Any:
+    """``--python PY``: run the workers under another interpreter (a venv with another torch)."""
+    return click.option(
+        "--python",
+        type=click.Path(exists=True, dir_okay=False),
+        default=None,
+        help="Run programs under this Python (a venv with another torch); default: this one.",
+    )(f)
+
+
 def check_options(f: Any) -> Any:
     """The options ``check`` shares with every command that checks programs."""
     opts = [

@@ -78,7 +78,7 @@ def reduce(
     else:
         options = build_options(kw)
         try:
-            program = load_program(target, device=options.device)
+            program = load_program(target, device=options.device, scripts=False)
         except ProgramFormatError as e:
             fail(str(e))
         known = None

@@ -20,7 +20,7 @@ from torchsmith.program.load import load_program
 
 def _load(file: Path, device: str) -> Program:
     try:
-        return load_program(file, device=device)
+        return load_program(file, device=device, scripts=False)
     except ProgramFormatError as e:
         fail(str(e))
 

@@ -251,9 +251,11 @@ def _foreign_import_root() -> str:
 
 
 def same_python(python: str | None) -> bool:
+    """True for this interpreter. Paths are compared without resolving links: two venvs link
+    to one base interpreter, and each must see its own site-packages."""
     if python is None:
         return True
-    return os.path.realpath(python) == os.path.realpath(sys.executable)
+    return os.path.abspath(python) == os.path.abspath(sys.executable)
 
 
 def worker_env(

@@ -208,7 +208,7 @@ class MutationGenerator:
     @staticmethod
     def _readable(source: str, base: Program) -> bool:
         try:
-            prog = program_from_source(source, name="mutant")
+            prog = program_from_source(source, name="mutant", scripts=False)
         except ProgramFormatError:
             return False
         return prog.model == base.model and prog.origin == "canonical"

@@ -376,7 +376,7 @@ def load_corpus(spec: str | Path) -> tuple[list[Program], list[str]]:
     seen: set[str] = set()
     for path in paths:
         try:
-            prog = load_program(path)
+            prog = load_program(path, scripts=False)
         except (ProgramFormatError, OSError, ValueError) as e:
             skipped.append(str(e).splitlines()[0])
             continue
@@ -396,7 +396,7 @@ def default_corpus(generated: int = 16, max_nodes: int = 6) -> list[Program]:
     for path in sorted(EXAMPLES_DIR.glob("*.py")):
         if path.name.startswith("_") or _is_invalid_example(path):
             continue
-        prog = load_program(path)
+        prog = load_program(path, scripts=False)
         programs.append(dataclasses.replace(prog, name=path.stem))
     opts = GenOptions(max_nodes=max_nodes, min_nodes=min(3, max_nodes))
     programs += [generate(seed, opts) for seed in range(generated)]

@@ -228,6 +228,8 @@ def compare_leaf(path: str, ref: Any, res: Any, fp64: Any, tol: float) -> Judgem
             f"{path}: eager gives {_describe(ref_t)}, compiled {_describe(res_t)}",
             {"output": path, "eager": _describe(ref_t), "compiled": _describe(res_t)},
         )
+    if ref_t.is_meta or res_t.is_meta:  # no values to judge: shape and dtype agreed
+        return None
     if not (ref_t.is_floating_point() or ref_t.is_complex()):
         return _compare_nonfloat(path, ref_t, res_t, f64)
     nan_fail, nan_differ = _nan_judgement(path, ref_t, res_t, f64)
@@ -353,8 +355,10 @@ def identical(a: Any, b: Any) -> bool:
         return False
     for (_, x), (_, y) in zip(la, lb):
         if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
-            if x.shape != y.shape or x.dtype != y.dtype:
+            if x.shape != y.shape or x.dtype != y.dtype or x.is_meta != y.is_meta:
                 return False
+            if x.is_meta:  # no values: shape and dtype are all a meta tensor has
+                continue
             if not torch.equal(x, y):
                 if not (x.is_floating_point() and torch.allclose(x, y, 0, 0, equal_nan=True)):
                     return False

@@ -68,20 +68,15 @@ def _first_line(msg: str) -> str:
     return ""
 
 
-def _diagnose_invalid(loaded: runtime.LoadedProgram, options: CheckOptions, exc: Exception) -> dict:
+def _diagnose_invalid(runner: Any, exc: Exception, dtype: torch.dtype | None) -> dict:
     """Re-run eager under the op recorder to say which op broke which constraint."""
     evidence: dict[str, Any] = {
         "exc_type": type(exc).__name__,
         "message": str(exc)[:2000],
         "summary": f"{type(exc).__name__}: {_first_line(str(exc))}",
     }
-    dtype = runtime.resolve_dtype(options.dtype)
-
-    def rerun() -> Any:
-        return runtime.run_model(loaded, options, backend=None, dtype=dtype, grad=options.grad)
-
     try:
-        found = diagnose(rerun, loaded.filename)
+        found = diagnose(lambda: runner.run(None, dtype), runner.filename)
     except Exception as e:  # the diagnosis must never turn into a verdict of its own
         evidence["diagnose_error"] = repr(e)[:300]
         return evidence
@@ -120,17 +115,14 @@ def run_check(
 
     with runtime.compiler_config(options):
         try:
-            loaded = timed(Phase.LOAD, lambda: runtime.load(program, options.seed))
+            runner = timed(Phase.LOAD, lambda: make_runner(program, options))
         except runtime.ProgramLoadError as e:
             return finish(_result(Verdict.INVALID, Phase.LOAD, str(e), summary=str(e)))
-
-        def run(b: str | None, dt: torch.dtype | None) -> runtime.RunResult:
-            return runtime.run_model(loaded, options, backend=b, dtype=dt, grad=options.grad)
-
+        run = runner.run
         try:
             ref = timed(Phase.EAGER, lambda: run(None, dtype))
         except Exception as e:
-            ev = _diagnose_invalid(loaded, options, e)
+            ev = _diagnose_invalid(runner, e, dtype)
             return finish(_result(Verdict.INVALID, Phase.EAGER, ev["summary"], **ev))
         try:
             ref2 = timed(Phase.EAGER_REPEAT, lambda: run(None, dtype))
@@ -142,18 +134,32 @@ def run_check(
                     f"the second eager run raised {type(e).__name__}: {_first_line(str(e))}",
                 )
             )
-        same_twice = all(identical(a, b) for a, b in zip(ref, ref2))
+        same_twice = all(
+            identical(runner.part(ref, p, dtype), runner.part(ref2, p, dtype))
+            for p in (runner.out_prefix, "input", "grad")
+        )
         del ref2  # what the tool holds is what the program needs, and no more
-        if not same_twice:
-            return finish(
-                _result(
-                    Verdict.NONDETERMINISTIC,
-                    Phase.EAGER_REPEAT,
-                    "two eager runs with the same seed give different outputs",
-                )
-            )
+        nondeterministic = _result(
+            Verdict.NONDETERMINISTIC,
+            Phase.EAGER_REPEAT,
+            "two eager runs with the same seed give different outputs",
+        )
+        if not same_twice and eager_only:
+            return finish(nondeterministic)
         if eager_only:
             return finish(_result(Verdict.PASS, None, "valid in eager", eager_only=True))
+        if not same_twice:
+            # Values cannot be judged, behaviour can: a compiled run that raises is a crash.
+            try:
+                timed(Phase.COMPILED, lambda: run(backend, dtype))
+            except Exception as e:
+                ev = exception_evidence(e)
+                reason = (
+                    f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
+                )
+                ev["eager"] = "nondeterministic (values not judged)"
+                return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
+            return finish(nondeterministic)
         fp64_note = None
         try:
             fp64: runtime.RunResult | None = timed(Phase.FP64, lambda: run(None, torch.float64))
@@ -167,10 +173,9 @@ def run_check(
             reason = f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
             return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
         emit(Phase.COMPARE)
-        judged = _judge(loaded, options, dtype, ref, res, fp64, emit, timings)
+        judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings)
         extra: dict[str, Any] = {"backend": backend, "fp64": fp64_note or "ok"}
-        if loaded.sequence:
-            extra["calls"] = len(loaded.calls)
+        extra.update(runner.evidence())
         extra.update(graph_counters())
         judged.evidence.update(extra)
         phase = None if judged.verdict is Verdict.PASS else Phase.COMPARE
@@ -183,8 +188,19 @@ def run_check(
         return finish(_result(judged.verdict, phase, judged.reason, **judged.evidence))
 
 
+def make_runner(program: Program, options: CheckOptions) -> Any:
+    """The runner for ``program``: a canonical program is loaded once; a script (``origin``
+    ``script``) is run whole in each mode. Raises ``ProgramLoadError`` for a canonical program
+    that does not load."""
+    if program.origin == "script":
+        from torchsmith.oracle.script import ScriptRunner
+
+        return ScriptRunner(program, options)
+    return runtime.ProgramRunner(runtime.load(program, options.seed), options)
+
+
 def _judge(
-    loaded: runtime.LoadedProgram,
+    runner: Any,
     options: CheckOptions,
     dtype: torch.dtype | None,
     ref: runtime.RunResult,
@@ -195,14 +211,12 @@ def _judge(
 ) -> Judgement:
     """Outputs (call by call for a sequence), then the inputs a run mutated, then gradients;
     candidates go through the sensitivity probe."""
-    parts: probe.Parts = {
-        "calls" if loaded.sequence else "out": (ref.out, res.out, fp64.out if fp64 else None)
-    }
-    if any(m is not None for m in (*ref.mutated, *res.mutated)):
+    parts: probe.Parts = {runner.out_prefix: (ref.out, res.out, fp64.out if fp64 else None)}
+    if runner.mutated(ref) or runner.mutated(res):
         parts["input"] = (
-            runtime.inputs_after(loaded, ref, dtype),
-            runtime.inputs_after(loaded, res, dtype),
-            runtime.inputs_after(loaded, fp64, torch.float64) if fp64 else None,
+            runner.part(ref, "input", dtype),
+            runner.part(res, "input", dtype),
+            runner.part(fp64, "input", torch.float64) if fp64 else None,
         )
     if options.grad:
         parts["grad"] = (ref.grads, res.grads, fp64.grads if fp64 else None)
@@ -215,9 +229,9 @@ def _judge(
         emit(Phase.EAGER)  # the probe runs eager only: dying in it is not the compiler's
         t0 = time.perf_counter()
         if judged.verdict is Verdict.IMPRECISE:
-            judged = probe.precision_judgement(loaded, options, dtype, parts, judged)
+            judged = probe.precision_judgement(runner, options, dtype, parts, judged)
         else:
-            judged = probe.probe_judgement(loaded, options, dtype, parts, judged)
+            judged = probe.probe_judgement(runner, options, dtype, parts, judged)
         timings["probe"] = round(time.perf_counter() - t0, 4)
         emit(Phase.COMPARE)
     return judged

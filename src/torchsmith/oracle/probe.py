@@ -33,8 +33,8 @@ from torchsmith.verdict import Verdict
 class Probe:
     """Eager variants of one loaded program, run once and reused for outputs and gradients."""
 
-    def __init__(self, loaded: Any, options: Any, dtype: torch.dtype | None) -> None:
-        self.loaded, self.options, self.dtype = loaded, options, dtype
+    def __init__(self, runner: Any, options: Any, dtype: torch.dtype | None) -> None:
+        self.runner, self.options, self.dtype = runner, options, dtype
         self.reference: Any = None  # a runtime.RunResult
         self.reference_changed = False
         self.runs: dict[str, Any] = {}
@@ -44,13 +44,9 @@ class Probe:
         self.started = False
 
     def _run(self, name: str, dtype: torch.dtype | None, **kw: Any) -> Any:
-        from torchsmith.oracle import runtime
-
         t0 = time.perf_counter()
         try:
-            return runtime.run_model(
-                self.loaded, self.options, backend=None, dtype=dtype, grad=self.options.grad, **kw
-            )
+            return self.runner.run(None, dtype, **kw)
         except Exception as e:  # a variant that cannot run explains nothing
             self.failed[name] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200]}"
             return None
@@ -100,15 +96,8 @@ class Probe:
                 self.runs[f"rounding{self.pairs}{mark}"] = out
 
     def part(self, run: Any, prefix: str, dtype: torch.dtype | None) -> Any:
-        """What a run observed under ``prefix``: its outputs (``out``, or ``calls`` for a call
-        sequence), the inputs after the call (``input``) or its gradients (``grad``)."""
-        from torchsmith.oracle import runtime
-
-        if prefix == "grad":
-            return run.grads
-        if prefix == "input":
-            return runtime.inputs_after(self.loaded, run, dtype)
-        return run.out
+        """What a run observed under ``prefix`` (the runner's :meth:`part`)."""
+        return self.runner.part(run, prefix, dtype)
 
     def judge(self, prefix: str, ref: Any, res: Any, fp64: Any) -> list[LeafJudgement]:
         """Judge one part (see :meth:`part`), adding perturbed pairs while it helps."""
@@ -159,7 +148,7 @@ def part_of(path: str, parts: Parts) -> str:
 
 
 def probe_judgement(
-    loaded: Any, options: Any, dtype: torch.dtype | None, parts: Parts, judged: Judgement
+    runner: Any, options: Any, dtype: torch.dtype | None, parts: Parts, judged: Judgement
 ) -> Judgement:
     """Re-judge a candidate from ``oracle.compare`` with the probe (in the worker).
 
@@ -169,7 +158,7 @@ def probe_judgement(
     probe that fails in itself leaves the candidate standing, with the error in the evidence.
     """
     try:
-        probe = Probe(loaded, options, dtype)
+        probe = Probe(runner, options, dtype)
         first = part_of(str(judged.evidence.get("output", "out")), parts)
         leaves = probe.judge(first, *parts[first])
         verdict = verdict_of(leaves)
@@ -241,7 +230,7 @@ _PRECISION_RUNS = ("rounding", "perturbed", "fp32-intermediates")
 
 
 def precision_judgement(
-    loaded: Any, options: Any, dtype: torch.dtype | None, parts: Parts, judged: Judgement
+    runner: Any, options: Any, dtype: torch.dtype | None, parts: Parts, judged: Judgement
 ) -> Judgement:
     """Re-judge an ``imprecise`` candidate: is compiled further from fp64 than eager gets under
     any reordering of its roundings? ``pass`` when some variant comes within the ratio."""
@@ -249,7 +238,7 @@ def precision_judgement(
     from torchsmith.verdict import IMPRECISE_RATIO
 
     try:
-        probe = Probe(loaded, options, dtype)
+        probe = Probe(runner, options, dtype)
         path = str(judged.evidence.get("output", "out"))
         prefix = part_of(path, parts)
         ref, _, fp64 = parts[prefix]
@@ -303,13 +292,11 @@ def sensitivity_job(program: Any, options: Any, emit: Any) -> dict[str, Any]:
     dtype = runtime.resolve_dtype(options.dtype)
     with runtime.compiler_config(options):
         try:
-            loaded = runtime.load(program, options.seed)
-            ref = runtime.run_model(
-                loaded, options, backend=None, dtype=dtype, grad=options.grad
-            ).out
+            runner = runtime.ProgramRunner(runtime.load(program, options.seed), options)
+            ref = runner.run(None, dtype).out
         except Exception as e:
             return {"unstable": None, "error": f"{type(e).__name__}: {e}"[:300]}
-        probe = Probe(loaded, options, dtype)
+        probe = Probe(runner, options, dtype)
         probe.start()
         better = probe.reference.out if probe.reference is not None else None
         flagged = []

@@ -115,6 +115,14 @@ def program_filename(program: Program) -> str:
     return program.path or f"<torchsmith:{program.name}>"
 
 
+def register_source(program: Program, filename: str) -> None:
+    """Tracebacks and the invalid-program diagnosis quote program lines from the linecache:
+    a program without a file on disk is put there under its pseudo-name."""
+    if program.path is None:
+        lines = program.source.splitlines(keepends=True)
+        linecache.cache[filename] = (len(program.source), None, lines, filename)
+
+
 def _get(ns: dict[str, Any], name: str, what: str) -> Any:
     try:
         return ns[name]()
@@ -135,14 +143,7 @@ def load(program: Program, seed: int = 0) -> LoadedProgram:
     module = types.ModuleType(PROGRAM_MODULE)
     module.__file__ = program_filename(program)
     sys.modules[PROGRAM_MODULE] = module  # lets pickling/inspect find classes
-    if program.path is None:
-        # Tracebacks and the diagnosis quote program lines from the linecache.
-        linecache.cache[module.__file__] = (
-            len(program.source),
-            None,
-            program.source.splitlines(keepends=True),
-            module.__file__,
-        )
+    register_source(program, module.__file__)
     seed_everything(seed)
     try:
         exec(compile(program.source, module.__file__, "exec"), module.__dict__)
@@ -376,6 +377,46 @@ def inputs_after(loaded: LoadedProgram, run: RunResult, dtype: torch.dtype | Non
             after = before.to(dtype) if cast else before
         out.append(after)
     return out
+
+
+class ProgramRunner:
+    """Runs a canonical program in one mode after another (what the judge and the probe ask
+    of any runner; :class:`torchsmith.oracle.script.ScriptRunner` is the other one)."""
+
+    def __init__(self, loaded: LoadedProgram, options: CheckOptions) -> None:
+        self.loaded, self.options = loaded, options
+        self.filename = loaded.filename
+        self.out_prefix = "calls" if loaded.sequence else "out"
+
+    def run(
+        self,
+        backend: str | None,
+        dtype: torch.dtype | None,
+        *,
+        transform: Transform | None = None,
+        context: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
+        grad: bool | None = None,
+    ) -> RunResult:
+        grad = self.options.grad if grad is None else grad
+        return run_model(
+            self.loaded, self.options, backend=backend, dtype=dtype, grad=grad,
+            transform=transform, context=context,
+        )  # fmt: skip
+
+    def mutated(self, run: RunResult) -> bool:
+        return any(m is not None for m in run.mutated)
+
+    def part(self, run: RunResult, prefix: str, dtype: torch.dtype | None) -> Any:
+        """What ``run`` observed under ``prefix``: outputs (``out``, or ``calls`` for a call
+        sequence), the inputs after the call (``input``), or gradients (``grad``)."""
+        if prefix == "grad":
+            return run.grads
+        if prefix == "input":
+            return inputs_after(self.loaded, run, dtype)
+        return run.out
+
+    def evidence(self) -> dict[str, Any]:
+        return {"calls": len(self.loaded.calls)} if self.loaded.sequence else {}
 
 
 def _call(
