@@ -105,6 +105,10 @@ def check_program(
 def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResult:
     options = effective_options(program, options)
     result = run_job(worker, Request.check(program, options), options)
+    if _never_compiles(result) and (imported := _imported(program)) is not None:
+        # A script that never calls what it compiles (it only defines inputs, or exports):
+        # what it tests is what the importer reads from its text.
+        return _check(imported, options, worker)
     if not result.is_bug:
         return result
     if options.localize:
@@ -126,6 +130,26 @@ def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResu
         else:
             result.bisect = {"found": False, "error": o.status, "detail": o.error[-500:]}
     return result
+
+
+def _never_compiles(result: CheckResult) -> bool:
+    return (
+        result.verdict is Verdict.INVALID
+        and result.phase is Phase.LOAD
+        and ("never calls a compiled" in result.reason)
+    )
+
+
+def _imported(script: Program) -> Program | None:
+    """A script's canonical import (notes say why it was taken), or None when it has none."""
+    from torchsmith.program.foreign import import_script
+
+    try:
+        program = import_script(script.source, name=script.name, path=script.path)
+    except ProgramFormatError:
+        return None
+    note = "checked as imported: the script never calls a compiled function or module"
+    return dataclasses.replace(program, notes=(note, *program.notes))
 
 
 def check_eager(program: Program, options: CheckOptions, worker: Worker) -> CheckResult:

@@ -121,6 +121,8 @@ def run_check(
         run = runner.run
         try:
             ref = timed(Phase.EAGER, lambda: run(None, dtype))
+        except runtime.ProgramLoadError as e:  # a script that tests nothing
+            return finish(_result(Verdict.INVALID, Phase.LOAD, str(e), summary=str(e)))
         except Exception as e:
             ev = _diagnose_invalid(runner, e, dtype)
             return finish(_result(Verdict.INVALID, Phase.EAGER, ev["summary"], **ev))

@@ -152,6 +152,13 @@ class Substitute(ast.NodeTransformer):
         return node
 
 
+#: CUDA calls that only synchronize, free or measure, and raise without a GPU: dropped for cpu.
+_CUDA_ONLY = {
+    "torch.cuda.synchronize", "torch.cuda.empty_cache", "torch.cuda.reset_peak_memory_stats",
+    "torch.cuda.max_memory_allocated", "torch.cuda.memory_allocated", "torch.cuda.ipc_collect",
+}  # fmt: skip
+
+
 def _is_cpu_device(node: ast.expr) -> bool:
     """A device expression that already says cpu: ``"cpu"`` or ``torch.device("cpu")``."""
     if isinstance(node, ast.Call) and dotted_name(node.func) == "torch.device" and node.args:
@@ -164,7 +171,7 @@ class DeviceRewriter(ast.NodeTransformer):
 
     For ``cpu``: accelerator strings (``"cuda"``, ``"cuda:0"``, ...) become ``"cpu"``, which
     covers ``device=`` keywords, ``torch.device(...)`` and device variables; ``.cuda(...)``
-    calls disappear and ``.to(...)`` loses its cpu device arguments (and disappears when
+    calls disappear, ``torch.cuda.synchronize()`` and its kind become ``None``, and ``.to(...)`` loses its cpu device arguments (and disappears when
     nothing else is left). ``a if cond else a`` collapses to ``a``. Other devices: unchanged.
     """
 
@@ -185,6 +192,8 @@ class DeviceRewriter(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
         f = node.func
+        if self.active and dotted_name(f) in _CUDA_ONLY:  # no-ops on a CPU-only run
+            return ast.copy_location(ast.Constant(None), node)
         if not self.active or not isinstance(f, ast.Attribute) or dotted_name(f.value) == "torch":
             return node
         if f.attr == "cuda":
