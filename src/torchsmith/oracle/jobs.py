@@ -176,6 +176,9 @@ def run_check(
             return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
         emit(Phase.COMPARE)
         judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings)
+        path = str(judged.evidence.get("output", ""))
+        if path and judged.reason.startswith(path):
+            judged.reason = runner.where(path) + judged.reason[len(path) :]
         extra: dict[str, Any] = {"backend": backend, "fp64": fp64_note or "ok"}
         extra.update(runner.evidence())
         extra.update(graph_counters())

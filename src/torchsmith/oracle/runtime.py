@@ -418,6 +418,9 @@ class ProgramRunner:
     def evidence(self) -> dict[str, Any]:
         return {"calls": len(self.loaded.calls)} if self.loaded.sequence else {}
 
+    def where(self, path: str) -> str:
+        return path
+
 
 def _call(
     fn: Callable[..., Any],

@@ -253,7 +253,7 @@ class _Run:
         patches = [
             (torch, "compile", self.fake_compile),
             (torch._dynamo, "optimize", self.fake_optimize),
-            (torch.nn.Module, "compile", self.module_compile),
+            (torch.nn.Module, "compile", lambda m, *a, **k: self.module_compile(m, *a, **k)),
         ]
         originals = [(obj, name, getattr(obj, name)) for obj, name, _ in patches]
         self.originals = {name: old for _, name, old in originals}
@@ -367,4 +367,12 @@ class ScriptRunner:
         return run.out
 
     def evidence(self) -> dict[str, Any]:
-        return {"script": True, "calls": len(self.sites), "sites": sorted(set(self.sites))}
+        return {"script": True, "calls": len(self.sites), "sites": list(dict.fromkeys(self.sites))}
+
+    def where(self, path: str) -> str:
+        """``calls[1][0]`` -> ``calls[1][0] (line 12: f)``: which compile site made the call."""
+        if path.startswith(("calls[", "input[")):
+            i = int(path.split("[", 2)[1].split("]", 1)[0])
+            if i < len(self.sites):
+                return f"{path} ({self.sites[i]})"
+        return path
