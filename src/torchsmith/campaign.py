@@ -456,7 +456,7 @@ class Campaign:
         row.timings = result.timings
         if result.is_bug:
             row.category = "bug"
-        elif result.verdict in (Verdict.DIED, Verdict.TIMEOUT):
+        elif result.verdict in (Verdict.DIED, Verdict.TIMEOUT, Verdict.LIMIT):
             row.category = "fault"
         if row.category == "-":
             return

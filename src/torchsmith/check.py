@@ -54,6 +54,15 @@ def outcome_to_result(outcome: JobOutcome, program: Program, options: CheckOptio
             reason=f"no result within {outcome.timeout:g} s{outcome.where}",
             evidence={"timeout_s": outcome.timeout},
         )
+    elif outcome.status == "died" and outcome.memory_exceeded and phase is not Phase.COMPILED:
+        res = CheckResult(
+            verdict=Verdict.LIMIT,
+            phase=phase,
+            reason=f"the check needed more than the memory cap of {outcome.memory_mb} MiB"
+            f"{outcome.where} (not a compiled run): torchsmith's limit, not the program's;"
+            " raise --memory-mb to check it",
+            evidence=outcome.death_evidence(),
+        )
     elif outcome.status == "died":
         res = CheckResult(
             verdict=Verdict.DIED,

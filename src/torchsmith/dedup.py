@@ -67,7 +67,7 @@ _LEAD_INS = re.compile(
     re.IGNORECASE,
 )
 
-_CRASH_KINDS = {Verdict.CRASH, Verdict.DIED, Verdict.TIMEOUT}
+_CRASH_KINDS = {Verdict.CRASH, Verdict.DIED, Verdict.TIMEOUT, Verdict.LIMIT}
 
 
 def normalize_message(message: str) -> str:
@@ -224,7 +224,7 @@ def readable_signature(result: CheckResult, program: Program | None = None) -> s
     where = _where(result)
     if v in _CRASH_KINDS:
         ev = result.evidence
-        if v is Verdict.DIED:
+        if v in (Verdict.DIED, Verdict.LIMIT):
             exc = ev.get("signal") or f"exit{ev.get('returncode')}"
             if ev.get("memory_exceeded"):
                 exc = "memory"

@@ -75,6 +75,7 @@ _SYMPTOMS = {
     Verdict.META_MISMATCH: Symptom.WRONG_META,
     Verdict.IMPRECISE: Symptom.PRECISION,
     Verdict.TIMEOUT: Symptom.HANG,
+    Verdict.LIMIT: Symptom.OOM,
 }
 
 

@@ -37,7 +37,7 @@ def test_segfault_hang_and_runaway_allocation_are_recorded_and_the_rest_checked(
     assert (rows[1]["verdict"], rows[1]["phase"], rows[1]["category"]) == ("died", "eager", "fault")
     assert rows[1]["readable"].startswith("segfault|eager|SIGSEGV||")  # + faulthandler frame
     assert (rows[3]["verdict"], rows[3]["category"]) == ("timeout", "fault"), rows[3]
-    assert rows[4]["verdict"] == "died" and rows[4]["readable"] == "oom|eager|memory||", rows[4]
+    assert rows[4]["verdict"] == "limit" and rows[4]["readable"] == "oom|eager|memory||", rows[4]
     assert rows[6]["status"] == "no-program"
     for seed in (0, 2, 5, 7):
         assert rows[seed]["verdict"] == "pass", rows[seed]

@@ -70,6 +70,7 @@ class Worker:
         self.starts = 0
         self.jobs = 0
         self.torch_version: str | None = None
+        self.last_peak_mb = 0.0  # peak resident memory of the last job
         self._buf = b""
         self._next_id = 0
         self.log_path = self.log_dir / "worker.log"
@@ -166,6 +167,15 @@ class Worker:
         except BrokenPipeError:
             return self._dead(out, t0, log_offset)
         self.jobs += 1
+        try:
+            return self._wait(rid, out, t0, deadline, cap, log_offset)
+        finally:
+            self.last_peak_mb = out.peak_rss_mb
+
+    def _wait(
+        self, rid: int, out: JobOutcome, t0: float, deadline: float, cap: int, log_offset: int
+    ) -> JobOutcome:
+        assert self.proc is not None
         while True:
             msg = self._read_message(min(deadline, time.monotonic() + POLL_INTERVAL))
             if msg is not None:

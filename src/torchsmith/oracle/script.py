@@ -29,6 +29,7 @@ import contextlib
 import copy
 import dataclasses
 import functools
+import gc
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -286,6 +287,10 @@ class _Run:
                 setattr(obj, name, old)
             if main is not None:
                 sys.modules["__main__"] = main
+            # The script's functions and classes hold its namespace in a reference cycle:
+            # break it now, or every run's tensors live until the cyclic collector comes by.
+            self.ns.clear()
+            gc.collect()
         grads = None
         if grad or any(r.grad_refs for r in self.records):
             grads = {
@@ -294,6 +299,8 @@ class _Run:
                 for name, t in r.grad_refs
             }
             grads = {k: v for k, v in grads.items() if v is not None} or None
+        for r in self.records:
+            r.grad_refs = []  # the script's tensors and parameters go with its run
         return ScriptRun(self.records, grads, error)
 
 

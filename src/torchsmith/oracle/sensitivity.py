@@ -79,10 +79,12 @@ def _wide(t: Any) -> torch.Tensor:
 def absdiff(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``|a - b|`` in float64: 0 where equal (infinities of one sign, NaN with NaN), inf where
     only one is NaN."""
-    d = (a - b).abs().to(torch.float64)
-    same = (a == b) | (torch.isnan(a) & torch.isnan(b))
-    d = torch.where(same, torch.zeros_like(d), d)
-    return torch.nan_to_num(d, nan=math.inf)
+    d = torch.sub(a, b)
+    d = d.abs() if d.is_complex() else d.abs_()
+    d = d.to(torch.float64)
+    same = a == b
+    same |= torch.isnan(a) & torch.isnan(b)
+    return d.masked_fill_(same, 0.0).nan_to_num_(nan=math.inf)
 
 
 def rmse(d: torch.Tensor) -> float:
@@ -185,10 +187,13 @@ def judge_discrete(
 def judge_float(
     path: str, ref: Any, res: Any, base: Any | None, runs: dict[str, Any], tol: float
 ) -> LeafJudgement:
-    """Float outputs: NaN pattern first, then values against the band of legitimate runs."""
+    """Float outputs: NaN pattern first, then values against the band of legitimate runs.
+
+    The runs are visited one at a time with running aggregates (band, matches, sum of
+    squares), so memory stays a few output-sized buffers however many runs there are."""
     r, c = _wide(ref), _wide(res)
     b = _wide(base) if base is not None else r
-    runs = {k: _wide(v) for k, v in runs.items() if torch.as_tensor(v).shape == r.shape}
+    runs = {k: v for k, v in runs.items() if torch.as_tensor(v).shape == r.shape}
     nan_r, nan_c = torch.isnan(r), torch.isnan(c)
     differ = nan_r ^ nan_c
     nan_figs: dict[str, Any] | None = None
@@ -196,7 +201,7 @@ def judge_float(
         nan_b = torch.isnan(b)
         cands = differ & (nan_c != nan_b) & (nan_r == nan_b) if base is not None else differ
         if cands.any():
-            moved = {k: torch.isnan(v) != nan_r for k, v in runs.items()}
+            moved = {k: torch.isnan(torch.as_tensor(v).cpu()) != nan_r for k, v in runs.items()}
             ok, inconclusive, nan_figs = coverage(cands, moved)
             if not ok:
                 score = flip_score(nan_figs)
@@ -207,26 +212,36 @@ def judge_float(
     b = torch.where(torch.isfinite(b) | ~torch.isfinite(r), b, r)
     dev = absdiff(c, b)[keep]
     everyone = {"eager": r} | runs
-    # A run's non-finite value widens nothing (it would make the band infinite); compiled
-    # equal to some run, infinities included, is explained outright.
-    legit = {
-        k: torch.where(torch.isfinite(v), absdiff(v, b), torch.zeros_like(b))[keep]
-        for k, v in everyone.items()
-    }
-    matches = torch.stack([absdiff(c, v)[keep] == 0 for v in everyone.values()]).any(0)
-    band = torch.stack(list(legit.values())).amax(0)
+
+    def legit(v: Any) -> torch.Tensor:
+        # A run's non-finite value widens nothing (it would make the band infinite).
+        w = _wide(v)
+        return torch.where(torch.isfinite(w), absdiff(w, b), torch.zeros_like(b))[keep]
+
+    band = torch.zeros_like(dev)
+    sumsq = torch.zeros_like(dev)
+    matches = torch.zeros(dev.shape, dtype=torch.bool)
+    rmses: dict[str, float] = {}
+    for name, v in everyone.items():
+        lv = legit(v)
+        torch.maximum(band, lv, out=band)
+        sumsq.add_(lv.square())
+        rmses[name] = rmse(lv)
+        # compiled equal to some run, infinities included, is explained outright
+        matches |= absdiff(c, _wide(v))[keep] == 0
+        del lv
     floor = torch.nan_to_num(_eps(torch.as_tensor(res)) * b.abs()[keep], nan=0.0, posinf=0.0)
     m = multiplier(torch.as_tensor(res), tol)
     left = (dev > m * (band + floor)) & ~matches
     n, k = int(keep.sum()), int(left.sum())
-    worst = max(legit, key=lambda name: rmse(legit[name]))
+    worst = max(rmses, key=lambda name: rmses[name])
     figs: dict[str, Any] = {
         "numel": n,
         "unexplained": k,
         "multiplier": m,
         "compiled_rmse": rmse(dev),
-        "eager_rmse": rmse(legit["eager"]),
-        "band_rmse": rmse(legit[worst]),
+        "eager_rmse": rmses["eager"],
+        "band_rmse": rmses[worst],
         "band_run": worst,
         "runs": len(runs),
     }
@@ -234,21 +249,22 @@ def judge_float(
         finite = torch.isfinite(dev) & torch.isfinite(band)  # figures for readers: finite part
         figs["finite_only"] = True
         figs["compiled_rmse"] = rmse(dev[finite])
-        figs["eager_rmse"] = rmse(legit["eager"][finite])
-        figs["band_rmse"] = max(rmse(v[finite]) for v in legit.values())
+        figs["eager_rmse"] = rmse(legit(r)[finite])
+        figs["band_rmse"] = max(rmse(legit(v)[finite]) for v in everyone.values())
     if nan_figs is not None:
         figs["nan"] = nan_figs
     if k == 0:
         return LeafJudgement(path, "float", True, "band", figs)
     # Element by element, a few runs can underestimate the spread: judge the whole output in
     # units of each element's own spread (RMS over the legitimate runs), as same() judges RMSE.
-    spread = torch.stack(list(legit.values())).pow(2).mean(0).sqrt() + floor
+    spread = sumsq.div_(len(everyone)).sqrt_().add_(floor)
     z = torch.where(dev == 0, torch.zeros_like(dev), dev / spread)
     figs["normalized_rmse"] = rmse(z)
+    del z, spread
     if figs["normalized_rmse"] <= m:
         return LeafJudgement(path, "float", True, "aggregate", figs)
     dev_u = rmse(dev[left])
-    legit_u = max(rmse(v[left]) for v in legit.values())
+    legit_u = max(rmse(legit(v)[left]) for v in everyone.values())
     if dev_u <= m * legit_u + tol / 10:
         return LeafJudgement(path, "float", True, "aggregate", figs)
     unit_u = max(legit_u, rmse(floor[left]))
