@@ -153,8 +153,9 @@ def is_canonical(tree: ast.Module) -> bool:
 PROTOCOL_FUNCTIONS = frozenset(
     {"get_inputs", "get_init_inputs", "get_kwargs", "get_calls", "before_call"}
 )
-#: Module-level dicts (literals) a program declares its compile settings with.
-COMPILE_KWARGS, COMPILE_CONFIG = "compile_kwargs", "compile_config"
+#: Module-level dicts (literals) a program declares its compile settings with, and the check
+#: settings it needs (``check_options = {"grad": True}``: compare gradients too).
+COMPILE_KWARGS, COMPILE_CONFIG, CHECK_OPTIONS = "compile_kwargs", "compile_config", "check_options"
 
 
 def entry_of(tree: ast.Module, where: str) -> str:
@@ -192,14 +193,15 @@ def entry_of(tree: ast.Module, where: str) -> str:
     )
 
 
-def declared_settings(source: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``compile_kwargs`` and ``compile_config`` dicts a program declares (literals only;
-    ``{}`` when absent or unreadable): what the program is compiled with."""
+def declared_settings(source: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The ``compile_kwargs``, ``compile_config`` and ``check_options`` dicts a program declares
+    (literals only; ``{}`` when absent or unreadable): what the program is compiled and checked
+    with."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return {}, {}
-    found: dict[str, dict[str, Any]] = {COMPILE_KWARGS: {}, COMPILE_CONFIG: {}}
+        return {}, {}, {}
+    found: dict[str, dict[str, Any]] = {COMPILE_KWARGS: {}, COMPILE_CONFIG: {}, CHECK_OPTIONS: {}}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
@@ -210,7 +212,7 @@ def declared_settings(source: str) -> tuple[dict[str, Any], dict[str, Any]]:
                     continue
                 if isinstance(value, dict):
                     found[target.id] = value
-    return found[COMPILE_KWARGS], found[COMPILE_CONFIG]
+    return found[COMPILE_KWARGS], found[COMPILE_CONFIG], found[CHECK_OPTIONS]
 
 
 def parse_source(source: str, filename: str = "<program>") -> ast.Module:
