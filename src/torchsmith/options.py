@@ -60,13 +60,20 @@ class CheckOptions:
     def replace(self, **changes: Any) -> CheckOptions:
         return dataclasses.replace(self, **changes)
 
-    def with_declared(self, compile_kwargs: dict[str, Any], config: dict[str, Any]) -> CheckOptions:
+    def with_declared(
+        self,
+        compile_kwargs: dict[str, Any],
+        config: dict[str, Any],
+        check: dict[str, Any] | None = None,
+    ) -> CheckOptions:
         """These options with what a program declares it is compiled with (``compile_kwargs``:
         ``backend``, ``mode``, ``fullgraph``, ``dynamic``, ``options``; ``config``: ``--config``
-        entries). A declared setting applies where these options keep their default; the
-        user's ``--config`` entries win over the program's."""
+        entries) and checked with (``check``: ``grad``). A declared setting applies where these
+        options keep their default; the user's ``--config`` entries win over the program's."""
         defaults = CheckOptions()
         changes: dict[str, Any] = {}
+        if (check or {}).get("grad") is True and not self.grad:
+            changes["grad"] = True
         for key in ("backend", "mode", "fullgraph", "dynamic"):
             if key in compile_kwargs and getattr(self, key) == getattr(defaults, key):
                 changes[key] = compile_kwargs[key]
