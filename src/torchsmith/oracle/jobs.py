@@ -97,6 +97,7 @@ def run_check(
     With ``eager_only`` it stops after the two eager runs: ``pass`` then means the program is
     valid and deterministic (what generators and reducers ask before compiling anything).
     """
+    requested = backend
     backend = backend or options.backend
     timings: dict[str, float] = {}
     dtype = runtime.resolve_dtype(options.dtype)
@@ -119,6 +120,7 @@ def run_check(
         except runtime.ProgramLoadError as e:
             return finish(_result(Verdict.INVALID, Phase.LOAD, str(e), summary=str(e)))
         run = runner.run
+        backend = runner.compiled_backend(requested)
         try:
             ref = timed(Phase.EAGER, lambda: run(None, dtype))
         except runtime.ProgramLoadError as e:  # a script that tests nothing

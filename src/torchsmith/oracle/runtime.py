@@ -209,34 +209,37 @@ def _dynamo_marks(src: torch.Tensor, dst: torch.Tensor) -> None:
             setattr(dst, key, copy.copy(value))
 
 
-def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bool = False) -> Any:
+def prepare_inputs(
+    inputs: Any, device: str, dtype: torch.dtype | None, grad: bool = False
+) -> Any:
     """Fresh copies of the inputs, moved and cast; float leaves require grad when asked.
 
     Tensors that share storage (a tensor and its views, one tensor passed twice) still share it
-    in the copies, with their sizes, strides and offsets; a cast or a move to another device
-    copies each tensor alone.
+    in the copies, with their sizes, strides and offsets, also when cast to another dtype or
+    moved (the whole storage is copied once, then viewed): a float64 reference run sees the
+    same aliasing as eager. With ``grad`` every float tensor is a leaf of its own.
     """
-    storages: dict[tuple[int, int], Any] = {}
+    bases: dict[tuple[int, int], torch.Tensor] = {}
 
     def one(t: torch.Tensor) -> torch.Tensor:
-        cast = dtype is not None and t.is_floating_point() and t.dtype != dtype
-        moved = str(t.device) != str(torch.device(device))
+        want = dtype if dtype is not None and t.is_floating_point() else t.dtype
         new: torch.Tensor | None = None
-        if not cast and not moved and t.layout == torch.strided and not t.is_quantized:
+        shareable = t.layout == torch.strided and not t.is_quantized and not t.is_meta
+        if shareable and not (grad and t.is_floating_point()):
             try:
                 st = t.untyped_storage()
                 key = (st.data_ptr(), st.nbytes())
-                if key not in storages:
-                    storages[key] = st.clone()
-                new = torch.empty(0, dtype=t.dtype, device=t.device)
-                new.set_(storages[key], t.storage_offset(), t.size(), t.stride())
-            except (RuntimeError, NotImplementedError):
+                base = bases.get(key)
+                if base is None or base.dtype != want:
+                    flat = torch.empty(0, dtype=t.dtype, device=t.device).set_(st)
+                    base = flat.to(device=device, dtype=want, copy=True)
+                    bases.setdefault(key, base)
+                if base.dtype == want:
+                    new = base.as_strided(t.size(), t.stride(), t.storage_offset())
+            except (RuntimeError, NotImplementedError, TypeError):
                 new = None
         if new is None:
-            new = t.detach().clone()
-            if cast:
-                new = new.to(dtype)
-            new = new.to(device)
+            new = t.detach().clone().to(device=device, dtype=want)
         _dynamo_marks(t, new)
         if grad and new.is_floating_point():
             new.requires_grad_(True)
@@ -402,6 +405,11 @@ class ProgramRunner:
             self.loaded, self.options, backend=backend, dtype=dtype, grad=grad,
             transform=transform, context=context,
         )  # fmt: skip
+
+    def compiled_backend(self, requested: str | None) -> str:
+        """The backend of the compiled run: the one asked for (a ladder rung), else the
+        options'."""
+        return requested or self.options.backend
 
     def mutated(self, run: RunResult) -> bool:
         return any(m is not None for m in run.mutated)

@@ -41,6 +41,8 @@ from torchsmith.options import CheckOptions
 from torchsmith.oracle import runtime
 from torchsmith.program.format import Program
 
+#: The compiled run's backend when each compile site keeps the script's own.
+OWN = "script's own"
 #: Calls recorded per run, over all sites (a benchmark loop calls thousands of times).
 MAX_CALLS = 32
 #: Inputs larger than this are not copied before a call: their mutation is compared only when
@@ -321,10 +323,22 @@ class ScriptRunner:
         self.real_compile = torch.compile
         self.sites: list[str] = []
 
+    def compiled_backend(self, requested: str | None) -> str:
+        """A ladder rung when one is asked for; a ``--backend`` the user chose; otherwise
+        :data:`OWN`: each compile site keeps the backend the script gives it."""
+        if requested:
+            return requested
+        return self.options.backend if self.options.backend != CheckOptions().backend else OWN
+
     def compile_kwargs(self, declared: dict[str, Any], backend: str) -> dict[str, Any]:
-        """The script's own compile arguments, with the check's backend and its non-default
-        settings (``--fullgraph``, ``--dynamic``, ``--mode``) on top."""
+        """The script's own compile arguments, with the check's backend (unless :data:`OWN`)
+        and its non-default settings (``--fullgraph``, ``--dynamic``, ``--mode``) on top."""
         kw = dict(declared)
+        if backend == OWN:
+            backend = kw.get("backend", "inductor")
+            if not isinstance(backend, str):  # a callable backend of the script's own
+                kw.setdefault("backend", backend)
+                return kw
         ours = self.options.compile_kwargs(backend)
         defaults = CheckOptions()
         kw["backend"] = backend
