@@ -112,19 +112,54 @@ def render(file: Path, output: Path | None, **kw: Any) -> None:
 @click.argument("file", type=click.Path(path_type=Path))
 @output_option("Default: stdout.")
 @click.option("--device", default="cpu", show_default=True)
-def import_(file: Path, output: Path | None, device: str) -> None:
-    """Convert a repro script (as pasted in PyTorch issues) to the canonical program format."""
+@click.option(
+    "--sites",
+    is_flag=True,
+    help="Also run it once in eager (in a worker) and list"
+    " each compile site: its torch.compile arguments and every call's arguments.",
+)
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds for --sites.")
+def import_(file: Path, output: Path | None, device: str, sites: bool, timeout: float) -> None:
+    """Convert a repro script (as pasted in PyTorch issues) to the canonical program format.
+
+    ``check`` takes scripts as they stand; this writes the canonical program that ``reduce``,
+    the troubleshooting commands and the generators work on. A script the converter cannot
+    read gets one sentence naming the construct (exit 2); ``--sites`` still lists what it
+    compiles and calls.
+    """
+    from torchsmith.program.load import list_sites
+
+    error = None
     try:
         program = load_program(file, device=device, scripts=False)
     except ProgramFormatError as e:
-        fail(str(e))
-    text = program.source if program.source.endswith("\n") else program.source + "\n"
-    if program.model != "Model":
-        text += f"\n\nModel = {program.model}\n"
-    if output:
-        output.write_text(text)
+        program, error = None, str(e)
+    if program is not None:
+        text = program.source if program.source.endswith("\n") else program.source + "\n"
+        if program.model not in ("Model", "fn"):
+            text += f"\n\nModel = {program.model}\n"
+        if output:
+            output.write_text(text)
+            click.echo(f"wrote {output} (target {program.model})", err=True)
+        else:
+            click.echo(text, nl=False)
         for note in program.notes:
             click.echo(f"note: {note}", err=True)
-        click.echo(f"wrote {output} (model class {program.model})", err=True)
     else:
-        click.echo(text, nl=False)
+        click.echo(f"torchsmith: cannot convert: {error}", err=True)
+    if sites:
+        try:
+            found = list_sites(file, device=device, timeout=timeout)
+        except ProgramFormatError as e:
+            fail(str(e))
+        for site in found["sites"]:
+            kw = ", ".join(f"{k}={v}" for k, v in site["compiled_with"].items())
+            click.echo(f"site {site['site']}: torch.compile({kw})", err=True)
+            for i, args in enumerate(site["calls"]):
+                click.echo(f"  call {i}: ({', '.join(args)})", err=True)
+        if found.get("error"):
+            click.echo(f"the script raised in eager: {found['error']}", err=True)
+        if not found["sites"] and not found.get("error"):
+            click.echo("the script calls nothing it compiles", err=True)
+    if program is None:
+        sys.exit(EXIT_USAGE)

@@ -209,9 +209,7 @@ def _dynamo_marks(src: torch.Tensor, dst: torch.Tensor) -> None:
             setattr(dst, key, copy.copy(value))
 
 
-def prepare_inputs(
-    inputs: Any, device: str, dtype: torch.dtype | None, grad: bool = False
-) -> Any:
+def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bool = False) -> Any:
     """Fresh copies of the inputs, moved and cast; float leaves require grad when asked.
 
     Tensors that share storage (a tensor and its views, one tensor passed twice) still share it

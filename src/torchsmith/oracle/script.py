@@ -39,6 +39,7 @@ import torch
 
 from torchsmith.options import CheckOptions
 from torchsmith.oracle import runtime
+from torchsmith.oracle.diagnose import describe_arg
 from torchsmith.program.format import Program
 
 #: The compiled run's backend when each compile site keeps the script's own.
@@ -55,6 +56,8 @@ _CONFIGS = ("torch._inductor.config", "torch._dynamo.config", "torch._functorch.
 class CallRecord:
     site: str
     out: Any
+    args: list[str]  # what the call was given, described (``[2, 10] float32``, ``3``)
+    compiled_with: dict[str, str]  # the site's own torch.compile arguments, as written
     before: list[torch.Tensor] | None  # the tensor arguments before the call, if small enough
     after: list[torch.Tensor] | None  # ... after it, when the call mutated one of them
     grad_refs: list[tuple[str, torch.Tensor]]
@@ -119,6 +122,8 @@ class _Compiled:
         owner: torch.nn.Module | None = None,
     ) -> None:
         self._run, self._target, self._site = run, target, site
+        self._kwargs = {k: repr(v) if not callable(v) else getattr(v, "__name__", repr(v))
+                        for k, v in kwargs.items()}  # fmt: skip
         #: the module whose parameters a variant casts (the target, or for ``module.compile()``
         #: the module whose ``_call_impl`` is compiled)
         self._owner = (
@@ -214,7 +219,13 @@ class _Run:
         refs = [(f"arg{j}", t) for j, t in enumerate(leaves) if t.requires_grad and t.is_leaf]
         if wrapper._owner is not None:
             refs += [(f"param:{n}", p) for n, p in wrapper._owner.named_parameters()]
-        self.records.append(CallRecord(wrapper._site, _clone(out), before, after, refs))
+        described = [describe_arg(a) for a in args] + [
+            f"{k}={describe_arg(v)}" for k, v in kwargs.items()
+        ]
+        record = CallRecord(
+            wrapper._site, _clone(out), described, wrapper._kwargs, before, after, refs
+        )
+        self.records.append(record)
         return result
 
     def _variant(self, wrapper: _Compiled, args: tuple, kwargs: dict) -> Any:
@@ -397,3 +408,27 @@ class ScriptRunner:
             if i < len(self.sites):
                 return f"{path} ({self.sites[i]})"
         return path
+
+
+SITES_JOB = "torchsmith.oracle.script:sites_job"
+
+
+def sites_job(program: Program, options: CheckOptions, emit: Any) -> dict[str, Any]:
+    """Worker job behind ``torchsmith import``: run the script once in eager and say what it
+    compiles and calls: per compile site, its ``torch.compile`` arguments and each call's
+    arguments (``{"sites": [...], "error": ...}``)."""
+    from torchsmith.verdict import Phase
+
+    emit(Phase.EAGER)
+    sites: dict[str, dict[str, Any]] = {}
+    error = None
+    try:
+        with runtime.compiler_config(options):
+            result = _Run(ScriptRunner(program, options), None, None, None, None).execute(False)
+        for r in result.records:
+            site = sites.setdefault(r.site, {"site": r.site, "compiled_with": r.compiled_with,
+                                             "calls": []})  # fmt: skip
+            site["calls"].append(r.args)
+    except Exception as e:  # the script fails in eager: say where
+        error = f"{type(e).__name__}: {str(e)[:300]}"
+    return {"sites": list(sites.values()), "error": error}
