@@ -201,8 +201,11 @@ def _same_split(
     return all(fn(mask) for mask, fn in checks if mask.any())
 
 
-def compare_leaf(path: str, ref: Any, res: Any, fp64: Any, tol: float) -> Judgement | None:
-    """Judge one output leaf; None when it passes."""
+def compare_leaf(
+    path: str, ref: Any, res: Any, fp64: Any, tol: float, seen: dict[str, Any] | None = None
+) -> Judgement | None:
+    """Judge one output leaf; None when it passes. ``seen`` collects, for passing float leaves
+    judged against fp64, the precision figures of the least precise one (``precision_max``)."""
     from torch._dynamo.utils import same
 
     numbers = (int, float)
@@ -253,7 +256,7 @@ def compare_leaf(path: str, ref: Any, res: Any, fp64: Any, tol: float) -> Judgem
     else:
         ok = same(ref_t, res_t, None, tol=tol, equal_nan=True, log_error=log_error)
     if ok:
-        return precision_loss(path, ref_t, res_t, f64) if f64 is not None else None
+        return precision_loss(path, ref_t, res_t, f64, seen) if f64 is not None else None
     figs = error_figures(ref_t, res_t, f64)
     if f64 is not None:
         c, e = figs["compiled_vs_fp64"], figs["eager_vs_fp64"]
@@ -306,7 +309,11 @@ def precision_figures(ref: torch.Tensor, res: torch.Tensor, f64: torch.Tensor) -
 
 
 def precision_loss(
-    path: str, ref: torch.Tensor, res: torch.Tensor, f64: torch.Tensor
+    path: str,
+    ref: torch.Tensor,
+    res: torch.Tensor,
+    f64: torch.Tensor,
+    seen: dict[str, Any] | None = None,
 ) -> Judgement | None:
     """``imprecise`` when compiled passes ``same()`` but is much further from fp64 than eager,
     on a large enough output, by a margin no few-ulp difference reaches (thresholds above,
@@ -314,6 +321,8 @@ def precision_loss(
     if ref.numel() < IMPRECISE_MIN_NUMEL or not ref.is_floating_point():
         return None
     figs = precision_figures(ref, res, f64)
+    if seen is not None and figs["ratio"] > seen.get("precision_max", {}).get("ratio", -1.0):
+        seen["precision_max"] = {"output": path, **figs}
     if (
         figs["numel"] < IMPRECISE_MIN_NUMEL
         or figs["ratio"] < IMPRECISE_RATIO
@@ -344,13 +353,14 @@ def compare(ref: Any, res: Any, fp64: Any | None, tol: float, prefix: str = "out
     if fp64_leaves is not None and [p for p, _ in fp64_leaves] != [p for p, _ in ref_leaves]:
         fp64_leaves = None
     failures: list[Judgement] = []
+    seen: dict[str, Any] = {}
     for i, ((path, a), (_, b)) in enumerate(zip(ref_leaves, res_leaves)):
         f = fp64_leaves[i][1] if fp64_leaves is not None else None
-        j = compare_leaf(path, a, b, f, tol)
+        j = compare_leaf(path, a, b, f, tol, seen)
         if j is not None:
             failures.append(j)
     if not failures:
-        return Judgement(Verdict.PASS)
+        return Judgement(Verdict.PASS, evidence=seen)
     order = [Verdict.META_MISMATCH, Verdict.NAN_MISMATCH, Verdict.MISMATCH, Verdict.IMPRECISE]
     failures.sort(key=lambda j: order.index(j.verdict))
     first = failures[0]

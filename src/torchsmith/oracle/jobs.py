@@ -228,10 +228,16 @@ def _judge(
     if options.grad:
         parts["grad"] = (ref.grads, res.grads, fp64.grads if fp64 else None)
     judged = Judgement(Verdict.PASS)
+    worst: dict[str, Any] = {}
     for prefix, (a, b, f) in parts.items():
         judged = compare(a, b, f, options.tol, prefix)
         if judged.verdict is not Verdict.PASS:
             break
+        p = judged.evidence.get("precision_max")
+        if p and p["ratio"] > worst.get("ratio", -1.0):
+            worst = p
+    if judged.verdict is Verdict.PASS and worst:
+        judged.evidence["precision_max"] = worst  # the least precise output, for audits
     if options.probe and judged.verdict in (*sensitivity.CANDIDATES, Verdict.IMPRECISE):
         emit(Phase.EAGER)  # the probe runs eager only: dying in it is not the compiler's
         t0 = time.perf_counter()
