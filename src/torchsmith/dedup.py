@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from torchsmith.program.format import Program, dotted_name
+from torchsmith.slicing import output_slice
 from torchsmith.verdict import COMPILER_PHASES, CheckResult, Verdict
 
 MAX_MESSAGE = 200
@@ -103,7 +104,7 @@ _BINOPS = {
 }  # fmt: skip
 _UNARY = {ast.USub: "neg", ast.Invert: "bitwise_not"}
 _COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-_INPUT_FUNCTIONS = {"get_inputs", "get_init_inputs"}
+_INPUT_FUNCTIONS = {"get_inputs", "get_init_inputs", "get_kwargs", "get_calls", "before_call"}
 
 
 def canonical_op(name: str) -> str:
@@ -151,35 +152,65 @@ def _ops_of(fn: ast.AST, compute: bool, calls_out: set[str]) -> set[str]:
 
 
 def program_ops(source: str) -> list[str]:
-    """The ops the model's code uses, canonical names, sorted and de-duplicated.
+    """The ops the tested code uses, canonical names, sorted and de-duplicated.
 
     Only the code of the program's classes counts (``__init__`` for the layers it builds, other
-    methods for calls and operators) plus module-level functions they call; ``get_inputs`` and
-    input helpers do not: they are the same in every generated program and say nothing about
-    the bug.
+    methods for calls and operators) or, for a function program, its functions, plus the
+    module-level functions they call; ``get_inputs`` and input helpers do not: they are the same
+    in every generated program and say nothing about the bug.
     """
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
-    functions = {
-        n.name: n
-        for n in tree.body
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name not in _INPUT_FUNCTIONS
-    }
+    functions = _functions(tree)
     ops: set[str] = set()
     called: set[str] = set()
+    methods = 0
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         for item in cls.body:
             if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                 ops |= _ops_of(item, item.name != "__init__", called)
+                methods += 1
+    if not methods:  # a function program: its functions are the tested code
+        called |= set(functions)
+    return sorted(ops | _called_ops(functions, called))
+
+
+def _functions(tree: ast.Module) -> dict[str, ast.AST]:
+    return {
+        n.name: n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name not in _INPUT_FUNCTIONS
+    }
+
+
+def _called_ops(functions: dict[str, ast.AST], called: set[str]) -> set[str]:
+    """Ops of the module-level functions in ``called`` and of those they call, transitively."""
+    ops: set[str] = set()
     seen: set[str] = set()
     while called - seen:
         name = (called - seen).pop()
         seen.add(name)
         if name in functions:
             ops |= _ops_of(functions[name], True, called)
-    return sorted(ops)
+    return ops
+
+
+def output_ops(source: str, entry: str, output: str) -> list[str] | None:
+    """The ops the failing ``output`` depends on (:func:`torchsmith.slicing.output_slice`), or
+    None when the output cannot be traced back through the tested code."""
+    sliced = output_slice(source, entry, output)
+    if sliced is None:
+        return None
+    try:
+        functions = _functions(ast.parse(source))
+    except SyntaxError:
+        return None
+    forward, init = sliced.body
+    called: set[str] = set()
+    ops = _ops_of(forward, True, called) | _ops_of(init, False, called)
+    return sorted(ops | _called_ops(functions, called))
 
 
 def program_size(program: Program) -> tuple[int, int]:
@@ -234,7 +265,12 @@ def readable_signature(result: CheckResult, program: Program | None = None) -> s
         exc = str(ev.get("root_type") or ev.get("exc_type") or "Exception").rsplit(".", 1)[-1]
         msg = normalize_message(str(ev.get("message", "")))
         return "|".join([symptom, where, exc, msg, _frame(str(ev.get("torch_frame") or ""))])
-    ops = program_ops(program.source) if program is not None else []
+    ops: list[str] | None = None
+    output = str(result.evidence.get("output") or "")
+    if program is not None and output and program.origin != "script":
+        ops = output_ops(program.source, program.model, output)
+    if ops is None:
+        ops = program_ops(program.source) if program is not None else []
     return "|".join([symptom, where, ",".join(ops)])
 
 

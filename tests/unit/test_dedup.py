@@ -167,3 +167,40 @@ def test_known_list_reads_both_forms_and_comments(tmp_path):
     assert is_known("sig-0123456789ab", "other", known)
     assert is_known("sig-ffffffffffff", "exception|inductor|X|y|z", known)
     assert not is_known("sig-ffffffffffff", "other", known)
+
+
+SLICED = """
+import torch
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.conv = torch.nn.Conv1d(1, 1, 1)
+    def forward(self, x, y):
+        a = self.fc(x)
+        b = torch.sin(y)
+        c = a.index_add(0, torch.tensor([0]), a[:1])
+        b.mul_(2)
+        return c.relu(), b + 1
+def get_inputs():
+    return [torch.randn(4, 4), torch.randn(3)]
+"""
+
+
+def test_a_wrong_output_is_signed_by_the_ops_it_depends_on_only():
+    from torchsmith.dedup import output_ops, readable_signature
+
+    assert output_ops(SLICED, "Model", "out[0]") == [
+        "getitem", "index_add", "linear", "relu", "tensor",
+    ]  # fmt: skip
+    assert output_ops(SLICED, "Model", "out[1]") == ["add", "mul_", "sin"]  # in place counts
+    assert output_ops(SLICED, "Model", "grad[input0]") is None  # not traceable: every op
+    program = program_from_source(SLICED)
+    result = CheckResult(Verdict.MISMATCH, Phase.COMPARE, evidence={"output": "out[1]"})
+    result.stage = Stage.INDUCTOR
+    assert readable_signature(result, program) == "wrong-value|inductor|add,mul_,sin"
+    # the same bug behind other, unrelated outputs signs the same
+    other = SLICED.replace("return c.relu(), b + 1", "return c.cumsum(0), b + 1")
+    assert readable_signature(result, program_from_source(other)) == (
+        "wrong-value|inductor|add,mul_,sin"
+    )
