@@ -32,6 +32,7 @@ from torchsmith import dedup
 from torchsmith.check import CheckError, check_eager, check_program
 from torchsmith.execute.pool import Slot, WorkerPool
 from torchsmith.finding import Finding, read_finding, write_finding
+from torchsmith.generate.mix import family_of
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
@@ -193,6 +194,7 @@ class Campaign:
             else set()
         )
         self.coverage: Counter[str] = Counter()
+        self.yields: dict[str, list[int]] = {}  # family -> [programs checked, bug findings]
         self.stats: dict[str, Any] = dict.fromkeys(
             ("programs", "session_programs", "checked", "valid", "findings", "faults",
              "worker_restarts", "errors", "session_checked"), 0
@@ -402,8 +404,9 @@ class Campaign:
         name = getattr(gen, "name", None) or cfg.generator
         row = ProgramRow(seed=seed, generator=str(name), options=cfg.options.to_dict())
         ops: list[str] = []
-        with self._lock:  # a snapshot: other slots update the campaign's counter meanwhile
+        with self._lock:  # a snapshot: other slots update the campaign's counters meanwhile
             ctx.coverage = Counter(self.coverage)
+            ctx.yields = {k: (v[0], v[1]) for k, v in self.yields.items()}
         t0 = time.perf_counter()
         try:
             program = self._generate(gen, seed, ctx)
@@ -417,6 +420,7 @@ class Campaign:
             row.status = "no-program"
         result = None
         if program is not None:
+            row.generator = family_of(program, row.generator)
             row.name, row.digest = program.name, program.digest
             row.lines, row.ops = dedup.program_size(program)
             ops = dedup.program_ops(program.source)
@@ -501,6 +505,10 @@ class Campaign:
                 s["faults"] += 1
             if row.valid:
                 self.coverage.update(ops)  # what generators may steer by
+            if row.status == "checked":
+                y = self.yields.setdefault(row.generator, [0, 0])
+                y[0] += 1
+                y[1] += int(row.category == "bug")
         if ack.new_bug:
             known = " (known)" if row.known else ""
             what = "new bug" if row.category == "bug" else "new fault"
@@ -591,5 +599,6 @@ def summarize(store: Store, known: set[str] | None = None) -> dict[str, Any]:
         "known_bugs": sum(1 for b in bugs if b["known"]),
         "bug_list": bugs,
         "fault_list": [b.to_dict() for b in all_bugs if b.category == "fault"],
+        "families": store.families(),
         "findings_dir": str(store.path.parent / FINDINGS),
     }

@@ -387,6 +387,31 @@ class Store:
             "verdicts": verdicts,
         }
 
+    def families(self) -> list[dict[str, Any]]:
+        """Per generator family: programs, checked, valid, compiler-bug findings, distinct bugs
+        (distinct signatures of the bugs they belong to) and compile seconds."""
+        placeholders = ",".join("?" * len(VALID_VERDICTS))
+        rows = self.db.execute(
+            "SELECT generator, COUNT(*), SUM(status = 'checked'),"
+            f" SUM(category = 'bug' OR verdict IN ({placeholders})), SUM(category = 'bug'),"
+            " COUNT(DISTINCT CASE WHEN category = 'bug' THEN signature END),"
+            " COALESCE(SUM(wall_s), 0)"
+            " FROM programs GROUP BY generator ORDER BY generator",
+            tuple(VALID_VERDICTS),
+        ).fetchall()
+        out = []
+        for gen, n, checked, valid, findings, sigs, wall in rows:
+            bugs = {self._bug_of(s) for (s,) in self.db.execute(
+                "SELECT DISTINCT signature FROM programs WHERE generator = ? AND category = 'bug'",
+                (gen,),
+            ) if s}  # fmt: skip
+            out.append(
+                {"family": gen, "programs": n, "checked": checked or 0, "valid": valid or 0,
+                 "findings": findings or 0, "signatures": sigs or 0, "bugs": len(bugs),
+                 "wall_s": round(wall, 1)}
+            )  # fmt: skip
+        return out
+
 
 # -- the one writer ------------------------------------------------------------------------------
 class Writer:

@@ -20,11 +20,14 @@ from torchsmith.verdict import CheckResult
 
 @dataclasses.dataclass
 class GenContext:
-    """What a generator may use: an eager validity check and the campaign's coverage so far."""
+    """What a generator may use: an eager validity check, the campaign's coverage so far and
+    its yields per family."""
 
     eager_check: Callable[[Program], CheckResult] | None = None
     coverage: Counter[str] = dataclasses.field(default_factory=Counter)
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: per generator family: (programs checked, compiler-bug findings) so far in the campaign
+    yields: dict[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
 
 
 class Generator(Protocol):
@@ -40,6 +43,8 @@ REGISTRY: dict[str, str] = {
     "graph": "torchsmith.generate.graph_generator:GraphGenerator",
     "llm": "torchsmith.generate.llm:LLMGenerator",
     "mutate": "torchsmith.generate.mutate:MutationGenerator",
+    "mix": "torchsmith.generate.mix:MixGenerator",
+    "python": "torchsmith.generate.pyprog:PythonGenerator",
 }
 
 

@@ -182,6 +182,17 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     verdicts = ", ".join(f"{k} {v}" for k, v in sorted(s["verdicts"].items(), key=str))
     if verdicts:
         console.print(f"verdicts: {verdicts}", highlight=False, markup=False)
+    families = s.get("families") or []
+    if len(families) > 1 or (families and families[0]["family"] != "graph"):
+        t = Table(title="per family", title_justify="left", box=None)
+        for col in ("family", "programs", "valid %", "findings", "distinct bugs", "bugs/1000"):
+            t.add_column(col, justify="left" if col == "family" else "right")
+        for f in families:
+            valid = 100.0 * f["valid"] / f["checked"] if f["checked"] else 0.0
+            rate = 1000.0 * f["bugs"] / f["programs"] if f["programs"] else 0.0
+            t.add_row(f["family"], str(f["programs"]), f"{valid:.1f}", str(f["findings"]),
+                      str(f["bugs"]), f"{rate:.1f}")  # fmt: skip
+        console.print(t)
     fd = s["findings_dir"]
     new = [b for b in s["bug_list"] if not b["known"]]
     known = [b for b in s["bug_list"] if b["known"]]
