@@ -29,5 +29,5 @@ def test_a_family_that_finds_bugs_gets_more_seeds():
     assert base == {"graph": 1.0, "mutate": 1.0}
     ctx = GenContext(yields={"graph": (100, 0), "mutate": (100, 10)})
     w = mix.current_weights(ctx)
-    assert w["mutate"] > 3 * w["graph"]
+    assert w["mutate"] > 2 * w["graph"]  # 10 bugs in 100 programs vs none
     assert MixGenerator(families="graph=1,mutate=1", adaptive=False).current_weights(ctx) == base
