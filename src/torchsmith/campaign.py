@@ -36,7 +36,7 @@ from torchsmith.generate.mix import family_of
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
-from torchsmith.store import DB_NAME, HEARTBEAT_S, ProgramRow, RecordAck, Store, Writer
+from torchsmith.store import DB_NAME, ProgramRow, RecordAck, Store, Writer, liveness
 from torchsmith.verdict import CheckResult, Verdict
 
 FINDINGS = "findings"
@@ -561,22 +561,6 @@ def refine_bug(writer: Writer | Store, old_signature: str, reduced: Finding) -> 
 
 
 # -- summaries -----------------------------------------------------------------------------------
-def liveness(params: dict[str, Any]) -> str:
-    """``running``, or the state it ended in; ``killed`` when it says running but is not."""
-    state = params.get("state", "unknown")
-    if state != "running":
-        return state
-    pid, beat = params.get("pid"), float(params.get("heartbeat") or 0)
-    alive = False
-    if pid:
-        try:
-            os.kill(int(pid), 0)
-            alive = True
-        except (ProcessLookupError, PermissionError, ValueError):
-            alive = False
-    return "running" if alive and time.time() - beat < 6 * HEARTBEAT_S else "killed"
-
-
 def summarize(store: Store, known: set[str] | None = None) -> dict[str, Any]:
     """Everything ``status`` and ``fuzz --json`` report about a campaign (schema 1)."""
     params = store.params()

@@ -47,6 +47,14 @@ def outcome_to_result(outcome: JobOutcome, program: Program, options: CheckOptio
             evidence=r.get("evidence", {}),
             timings=r.get("timings", {}),
         )
+    elif outcome.status == "timeout" and phase is Phase.PROBE:
+        res = CheckResult(
+            verdict=Verdict.LIMIT,
+            phase=phase,
+            reason=f"the sensitivity probe did not finish within {outcome.timeout:g} s:"
+            " torchsmith's limit, not the program's; raise --timeout (or --no-probe)",
+            evidence={"timeout_s": outcome.timeout},
+        )
     elif outcome.status == "timeout":
         res = CheckResult(
             verdict=Verdict.TIMEOUT,

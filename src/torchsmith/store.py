@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import queue
 import sqlite3
 import threading
@@ -411,6 +412,22 @@ class Store:
                  "wall_s": round(wall, 1)}
             )  # fmt: skip
         return out
+
+
+def liveness(params: dict[str, Any]) -> str:
+    """``running``, or the state it ended in; ``killed`` when it says running but is not."""
+    state = params.get("state", "unknown")
+    if state != "running":
+        return state
+    pid, beat = params.get("pid"), float(params.get("heartbeat") or 0)
+    alive = False
+    if pid:
+        try:
+            os.kill(int(pid), 0)
+            alive = True
+        except (ProcessLookupError, PermissionError, ValueError):
+            alive = False
+    return "running" if alive and time.time() - beat < 6 * HEARTBEAT_S else "killed"
 
 
 # -- the one writer ------------------------------------------------------------------------------

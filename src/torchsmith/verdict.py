@@ -99,6 +99,7 @@ class Phase(str, enum.Enum):
     FP64 = "fp64"
     COMPILED = "compiled"
     COMPARE = "compare"
+    PROBE = "probe"  # the sensitivity probe's eager variants: the tool's work, not the program's
     BISECT = "bisect"
 
 

@@ -9,12 +9,11 @@ from torchsmith.campaign import (
     Campaign,
     CampaignConfig,
     SeedSource,
-    liveness,
     parse_duration,
     summarize,
 )
 from torchsmith.options import CheckOptions
-from torchsmith.store import DB_NAME, SCHEMA, ProgramRow, Store, Writer
+from torchsmith.store import DB_NAME, SCHEMA, ProgramRow, Store, Writer, liveness
 
 
 def _bug(seed: int, sig: str = "sig-a", lines: int = 30, finding: str | None = None, **kw):

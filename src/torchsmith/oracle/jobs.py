@@ -239,7 +239,7 @@ def _judge(
     if judged.verdict is Verdict.PASS and worst:
         judged.evidence["precision_max"] = worst  # the least precise output, for audits
     if options.probe and judged.verdict in (*sensitivity.CANDIDATES, Verdict.IMPRECISE):
-        emit(Phase.EAGER)  # the probe runs eager only: dying in it is not the compiler's
+        emit(Phase.PROBE)  # eager variants only: dying in them is not the compiler's
         t0 = time.perf_counter()
         if judged.verdict is Verdict.IMPRECISE:
             judged = probe.precision_judgement(runner, options, dtype, parts, judged)

@@ -243,7 +243,8 @@ def precision_judgement(
         prefix = part_of(path, parts)
         ref, _, fp64 = parts[prefix]
         f64 = dict(flatten(fp64, prefix))[path]
-        probe.start()
+        probe.started = True  # only the reorderings matter here, not the whole probe
+        probe.add_pair()
         worst = 0.0
         for name, run in probe.runs.items():
             if not name.startswith(_PRECISION_RUNS):
