@@ -1,10 +1,14 @@
 """torchsmith: finds bugs in torch.compile and hands over reports maintainers can act on."""
 
-from torchsmith.check import CheckError, check, check_program
-from torchsmith.options import CheckOptions
-from torchsmith.program.format import Program, ProgramFormatError
-from torchsmith.program.load import load_program
-from torchsmith.verdict import CheckResult, Phase, Stage, Symptom, Verdict
+from torchsmith import astlock
+
+astlock.install()
+
+from torchsmith.check import CheckError, check, check_program  # noqa: E402
+from torchsmith.options import CheckOptions  # noqa: E402
+from torchsmith.program.format import Program, ProgramFormatError  # noqa: E402
+from torchsmith.program.load import load_program  # noqa: E402
+from torchsmith.verdict import CheckResult, Phase, Stage, Symptom, Verdict  # noqa: E402
 
 __version__ = "0.1.0"
 
