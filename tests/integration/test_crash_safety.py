@@ -55,3 +55,18 @@ def test_death_in_the_compiled_phase_is_a_compiler_bug_of_that_backend(worker):
     assert r.evidence["signal"] == "SIGSEGV"
     assert r.stage is Stage.BACKEND
     assert r.ladder["eager"] == "pass" and r.ladder["ts_test_segv"] == "died"
+
+
+def test_the_worker_stops_itself_at_its_cap_when_the_parent_is_too_slow_to_see_it(monkeypatch):
+    """On a loaded machine the parent may not poll before the kernel's OOM killer acts; the
+    worker watches its own memory and exits with the status that means "the cap"."""
+    import torchsmith.execute.worker as worker_mod
+    from torchsmith.execute.worker import Worker
+
+    monkeypatch.setattr(worker_mod, "rss_mb", lambda pid: 0.0)  # the parent sees nothing
+    opts = CheckOptions(timeout=60, memory_mb=1024)
+    with Worker(memory_mb=1024) as w:
+        got = check_program(
+            program_from_source((DATA / "crashy" / "runaway_alloc.py").read_text()), opts, w
+        )
+    assert got.verdict is Verdict.LIMIT and got.evidence["memory_exceeded"], got.reason

@@ -86,10 +86,38 @@ def _watch_parent() -> None:
     threading.Thread(target=watch, name="torchsmith-parent-watch", daemon=True).start()
 
 
+class MemoryWatch:
+    """The worker's own guard on its memory cap, next to the parent's: a program that
+    allocates faster than a loaded machine lets the parent poll would otherwise grow until the
+    kernel's OOM killer takes the worker, a death that says nothing about memory. Every
+    ``PERIOD`` seconds it reads its resident memory; past the job's cap it exits with
+    :data:`~torchsmith.execute.protocol.MEMORY_EXIT`, which the parent reads as the cap."""
+
+    PERIOD = 0.02
+
+    def __init__(self) -> None:
+        self.cap_mb = 0.0
+
+    def start(self) -> None:
+        from torchsmith.execute.worker import rss_mb
+
+        pid = os.getpid()
+
+        def watch() -> None:
+            while True:
+                time.sleep(self.PERIOD)
+                if self.cap_mb and rss_mb(pid) > self.cap_mb:
+                    os._exit(protocol.MEMORY_EXIT)
+
+        threading.Thread(target=watch, name="torchsmith-memory-watch", daemon=True).start()
+
+
 def main() -> None:
     proto = _setup_streams()
     faulthandler.enable(all_threads=False)  # a segfault's Python stack lands in the log (dedup)
     _watch_parent()
+    memory = MemoryWatch()
+    memory.start()
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     import torch  # pay the import once, before the first job
 
@@ -100,6 +128,7 @@ def main() -> None:
         rid: Any = None
         try:
             rid, request = Request.from_line(line)
+            memory.cap_mb = protocol.memory_cap(line)
 
             def emit_phase(phase: Any, rid: Any = rid) -> None:
                 proto.write(protocol.phase_message(rid, str(phase.value)))

@@ -38,6 +38,8 @@ from torchsmith.program.format import Program
 CHILD_MODULE = "torchsmith.execute.child"
 
 KINDS = ("check", "eager", "bisect", "call", "ping")
+#: The exit status of a worker that stopped itself at its memory cap.
+MEMORY_EXIT = 86
 
 
 class ProtocolError(ValueError):
@@ -92,8 +94,12 @@ class Request:
     def ping(cls) -> Request:
         return cls("ping")
 
-    def to_line(self, rid: int) -> str:
+    def to_line(self, rid: int, memory_mb: float = 0) -> str:
+        """The JSON line for job ``rid``; ``memory_mb`` is the cap the job runs under (the
+        worker watches it too, see :class:`torchsmith.execute.child.MemoryWatch`)."""
         d: dict[str, Any] = {"id": rid, "kind": self.kind}
+        if memory_mb:
+            d["memory_mb"] = memory_mb
         if self.program is not None:
             d["program"] = self.program.to_dict()
         if self.options is not None:
@@ -130,6 +136,14 @@ class Request:
             err.rid = rid  # type: ignore[attr-defined]
             raise err from None
         return rid, request
+
+
+def memory_cap(line: str) -> float:
+    """The memory cap a request line carries (0: none)."""
+    try:
+        return float(json.loads(line).get("memory_mb") or 0)
+    except (ValueError, AttributeError):
+        return 0.0
 
 
 # -- messages from the worker ----------------------------------------------------------------------

@@ -162,7 +162,7 @@ class Worker:
         deadline = t0 + timeout
         out = JobOutcome(status="died", memory_mb=cap, timeout=timeout)
         try:
-            self.proc.stdin.write(request.to_line(rid).encode())
+            self.proc.stdin.write(request.to_line(rid, cap).encode())
             self.proc.stdin.flush()
         except BrokenPipeError:
             return self._dead(out, t0, log_offset)
@@ -214,6 +214,8 @@ class Worker:
         code = self.proc.wait()
         out.returncode = code
         out.signal = _signal_name(code)
+        if code == protocol.MEMORY_EXIT:  # the worker stopped itself at the cap
+            out.memory_exceeded, out.signal = True, "SIGKILL"
         return self._end(out, "died", t0, log_offset)
 
     # -- plumbing ----------------------------------------------------------------------------
