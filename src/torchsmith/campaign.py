@@ -36,7 +36,15 @@ from torchsmith.generate.mix import family_of
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
-from torchsmith.store import DB_NAME, ProgramRow, RecordAck, Store, Writer, liveness
+from torchsmith.store import (
+    DB_NAME,
+    ProgramRow,
+    RecordAck,
+    Store,
+    Writer,
+    liveness,
+    store_damage,
+)
 from torchsmith.verdict import CheckResult, Verdict
 
 FINDINGS = "findings"
@@ -104,6 +112,11 @@ class CampaignConfig:
             raise CampaignError(
                 f"--resume uses the campaign's own settings; these cannot change: {', '.join(fixed)}"
             )
+        if (damage := store_damage(out)) is not None:
+            raise CampaignError(
+                f"the campaign database is damaged ({damage}); salvage it with:"
+                f" torchsmith status {out} --repair"
+            )
         with Store(out, readonly=True) as store:
             params = store.params()
         if not params:
@@ -122,17 +135,6 @@ class CampaignConfig:
         names = {f.name for f in dataclasses.fields(cls)} - {"out", "options"}
         kw = {k: v for k, v in params.items() if k in names}
         return cls(out=Path(out), options=CheckOptions.from_dict(params["options"]), **kw)
-
-
-def parse_duration(text: str) -> float:
-    """``90``, ``90s``, ``10m``, ``2h``, ``1d``, ``1h30m`` -> seconds."""
-    import re
-
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "": 1}
-    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhd]?)", text.strip().lower())
-    if not parts or re.sub(r"[\d.\s smhd]", "", text.lower()):
-        raise ValueError(f"cannot read {text!r} as a duration (try 90s, 10m, 2h, 1d)")
-    return sum(float(n) * units[u] for n, u in parts)
 
 
 # -- the campaign --------------------------------------------------------------------------------

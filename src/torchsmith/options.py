@@ -144,3 +144,14 @@ def split_config(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
         prefix, rest = key.split(".", 1)
         out.setdefault(CONFIG_MODULES[prefix], {})[rest] = value
     return out
+
+
+def parse_duration(text: str) -> float:
+    """``90``, ``90s``, ``10m``, ``2h``, ``1d``, ``1h30m`` -> seconds."""
+    import re
+
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "": 1}
+    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhd]?)", text.strip().lower())
+    if not parts or re.sub(r"[\d.\s smhd]", "", text.lower()):
+        raise ValueError(f"cannot read {text!r} as a duration (try 90s, 10m, 2h, 1d)")
+    return sum(float(n) * units[u] for n, u in parts)

@@ -2,17 +2,18 @@
 
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from torchsmith.campaign import (
     Campaign,
     CampaignConfig,
+    CampaignError,
     SeedSource,
-    parse_duration,
     summarize,
 )
-from torchsmith.options import CheckOptions
+from torchsmith.options import CheckOptions, parse_duration
 from torchsmith.store import DB_NAME, SCHEMA, ProgramRow, Store, Writer, liveness
 
 
@@ -164,3 +165,47 @@ def test_writer_thread_serializes_calls_and_beats(tmp_path):
         summary = summarize(s)
     assert summary["programs"] == 4 and summary["bugs"] == 2 and summary["state"] == "killed"
     assert [b["count"] for b in summary["bug_list"]] == [2, 2]
+
+
+def _campaign_db(tmp_path, n=300):
+    cfg = CampaignConfig(out=tmp_path, count=n)
+    with Store(tmp_path) as s:
+        s.set_params(**cfg.to_params(), state="stopped")
+        for seed in range(n):
+            s.record(ProgramRow(seed=seed, generator="graph", verdict="pass", reason="x" * 200))
+    return cfg
+
+
+def test_a_damaged_store_is_said_in_one_line_and_repaired_keeping_what_reads(tmp_path):
+    from torchsmith.store import repair_store, store_damage
+
+    cfg = _campaign_db(tmp_path)
+    assert store_damage(tmp_path) is None
+    assert repair_store(tmp_path) == {"repaired": False, "intact": True}
+    db = tmp_path / DB_NAME
+    with open(db, "r+b") as f:  # scribble over some pages in the middle of the file
+        f.seek(db.stat().st_size // 2)
+        f.write(b"\xff" * 4096)
+    damage = store_damage(tmp_path)
+    assert damage is not None and DB_NAME in damage
+    with pytest.raises(CampaignError, match="--repair"):
+        CampaignConfig.resumed(tmp_path)
+    done = repair_store(tmp_path)
+    assert done["repaired"] and Path(done["moved_to"]).exists()
+    assert store_damage(tmp_path) is None
+    with Store(tmp_path, readonly=True) as s:
+        seeds = s.recorded_seeds()
+        assert s.params()["count"] == cfg.count  # the campaign can go on
+    assert 0 < len(seeds) < 300 and done["kept"]["programs"] == len(seeds)
+    assert CampaignConfig.resumed(tmp_path).count == 300
+
+
+def test_a_truncated_store_is_damage_too(tmp_path):
+    from torchsmith.store import repair_store, store_damage
+
+    _campaign_db(tmp_path, 50)
+    db = tmp_path / DB_NAME
+    db.write_bytes(db.read_bytes()[:1000])
+    assert store_damage(tmp_path) is not None
+    done = repair_store(tmp_path)
+    assert done["repaired"] and store_damage(tmp_path) is None

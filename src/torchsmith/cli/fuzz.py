@@ -71,7 +71,8 @@ def fuzz(
     (bugs listed in --known do not count), 1 new bugs, 2 usage error or failed campaign,
     130 interrupted.
     """
-    from torchsmith.campaign import Campaign, CampaignConfig, CampaignError, parse_duration
+    from torchsmith.campaign import Campaign, CampaignConfig, CampaignError
+    from torchsmith.options import parse_duration
     from torchsmith.report.progress import make_progress, print_summary, summary_console
     from torchsmith.store import DB_NAME
 
@@ -143,13 +144,31 @@ def _read_summary(folder: Path, known_file: str | None) -> dict[str, Any]:
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.option("--known", type=click.Path(exists=True, path_type=Path), help="Re-mark known bugs.")
 @click.option("--json", "as_json", is_flag=True, help="The summary as JSON.")
-def status(folder: Path, known: Path | None, as_json: bool) -> None:
-    """Show the campaign in FOLDER, running or finished (reads campaign.db read-only)."""
+@click.option("--repair", is_flag=True, help="Salvage a damaged campaign.db (kept aside).")
+def status(folder: Path, known: Path | None, as_json: bool, repair: bool) -> None:
+    """Show the campaign in FOLDER, running or finished (reads campaign.db read-only).
+
+    A damaged database (a disk filled up, a file truncated by hand) is said so in one line;
+    --repair keeps it aside as campaign.db.damaged-<time> and copies every row that still
+    reads into a new one: seeds whose rows are lost are checked again by fuzz --resume.
+    """
     from torchsmith.report.progress import print_summary, summary_console
-    from torchsmith.store import DB_NAME
+    from torchsmith.store import DB_NAME, repair_store, store_damage
 
     if not (folder / DB_NAME).exists():
         fail(f"{folder}: no {DB_NAME} (not a campaign folder)")
+    if repair:
+        done = repair_store(folder)
+        if not done["repaired"]:
+            click.echo(f"{folder}: {DB_NAME} is intact; nothing to repair", err=True)
+        else:
+            kept = ", ".join(f"{k} {v}" for k, v in done["kept"].items())
+            lost = sum(done["unreadable"].values())
+            click.echo(f"repaired {folder}: kept {kept}; {lost} unreadable rows;"
+                       f" the damaged file is {done['moved_to']}", err=True)  # fmt: skip
+    elif (damage := store_damage(folder)) is not None:
+        fail(f"the campaign database is damaged ({damage}); salvage it with:"
+             f" torchsmith status {folder} --repair")  # fmt: skip
     try:
         summary = _read_summary(folder, str(known) if known else None)
     except Exception as e:  # a locked or damaged database: say so, not a traceback
