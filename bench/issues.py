@@ -89,6 +89,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--timeout", type=float, default=300.0, help="Seconds per worker job.")
     ap.add_argument("--memory-mb", type=int, default=8192)
     ap.add_argument("--json", type=Path, default=None, help="Write the rows here.")
+    ap.add_argument(
+        "--rows", type=Path, default=None,
+        help="Append each row here as it is done (JSON lines); rows already there are kept"
+        " and their cases skipped (a long run can be resumed).",
+    )  # fmt: skip
     return ap.parse_args(argv)
 
 
@@ -99,6 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         cases = [c for c in cases if any(o in c["file"] or o == str(c["issue"]) for o in args.only)]
     options = CheckOptions(timeout=args.timeout, memory_mb=args.memory_mb)
     rows: list[dict[str, Any]] = []
+    if args.rows and args.rows.exists():
+        rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
+        done = {r["file"] for r in rows}
+        cases = [c for c in cases if c["file"] not in done]
     with Worker(memory_mb=args.memory_mb, python=args.python) as worker:
         worker.start()
         version = worker.torch_version or "?"
@@ -121,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
             row.update(expected=case["expected"], seconds=round(time.perf_counter() - t0, 1))
             row.update(score(case, version, verdict, stage, bug))
             rows.append(row)
+            if args.rows:
+                with open(args.rows, "a") as f:
+                    f.write(json.dumps(row) + "\n")
             mark = {True: "ok", False: "XX", None: "--"}[row["right_verdict"]]
             print(
                 f"{mark} {case['file']:48s} {row['state']:9s} want {case['expected']['verdict']}"
