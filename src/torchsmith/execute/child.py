@@ -17,6 +17,7 @@ from __future__ import annotations
 import faulthandler
 import importlib
 import os
+import signal
 import sys
 import threading
 import time
@@ -81,7 +82,10 @@ def _watch_parent() -> None:
         while True:
             time.sleep(1.0)
             if os.getppid() != parent:
-                os._exit(70)
+                try:  # the worker leads its process group: take the program's children too
+                    os.killpg(os.getpgid(0), signal.SIGKILL)
+                finally:
+                    os._exit(70)
 
     threading.Thread(target=watch, name="torchsmith-parent-watch", daemon=True).start()
 
@@ -119,7 +123,9 @@ def main() -> None:
     memory = MemoryWatch()
     memory.start()
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-    import torch  # pay the import once, before the first job
+    import torch  # pay the imports once, before the first job: a job's timeout is the program's
+
+    from torchsmith.oracle import jobs  # noqa: F401
 
     proto.write(protocol.ready_message(os.getpid(), torch.__version__))
     for line in sys.stdin:

@@ -23,6 +23,10 @@ from torchsmith.execute import protocol
 from torchsmith.execute.protocol import JobOutcome, Request
 
 STARTUP_TIMEOUT = 180.0
+#: Added to a job's deadline when a fresh worker process enters its first compiled run: the
+#: first Inductor compile pays the one-time import and toolchain cost (about 20 s, more on a
+#: loaded machine), which says nothing about the program.
+FIRST_JOB_GRACE = 60.0
 POLL_INTERVAL = 0.05
 LOG_TAIL_CHARS = 4000
 
@@ -71,6 +75,7 @@ class Worker:
         self.jobs = 0
         self.torch_version: str | None = None
         self.last_peak_mb = 0.0  # peak resident memory of the last job
+        self.compiled_in_process = False  # the current process has entered a compiled run
         self._buf = b""
         self._next_id = 0
         self.log_path = self.log_dir / "worker.log"
@@ -90,6 +95,7 @@ class Worker:
         log.close()
         self._buf = b""
         self.starts += 1
+        self.compiled_in_process = False
         msg = self._read_message(time.monotonic() + STARTUP_TIMEOUT)
         if msg is None or msg.get("type") != "ready":
             tail = self._log_tail(0)
@@ -116,10 +122,10 @@ class Worker:
         proc = self.proc
         if proc is None:
             return
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+        try:  # the whole group, even when the worker itself has exited: a program's children
+            os.killpg(proc.pid, signal.SIGKILL)  # (g++, a process it started) go with it
+        except (ProcessLookupError, PermissionError):
+            if proc.poll() is None:
                 proc.kill()
         try:
             proc.wait(timeout=10)
@@ -183,6 +189,10 @@ class Worker:
                     continue
                 if msg["type"] == "phase":
                     out.phase = msg["phase"]
+                    if out.phase == "compiled" and not self.compiled_in_process:
+                        self.compiled_in_process = True
+                        deadline += FIRST_JOB_GRACE
+                        out.timeout += FIRST_JOB_GRACE
                     continue
                 out.wall = time.monotonic() - t0
                 if msg["type"] == "result":
