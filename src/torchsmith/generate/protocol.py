@@ -43,6 +43,7 @@ REGISTRY: dict[str, str] = {
     "graph": "torchsmith.generate.graph_generator:GraphGenerator",
     "llm": "torchsmith.generate.llm:LLMGenerator",
     "mutate": "torchsmith.generate.mutate:MutationGenerator",
+    "opinfo": "torchsmith.generate.opinfo:OpInfoGenerator",
     "mix": "torchsmith.generate.mix:MixGenerator",
     "python": "torchsmith.generate.pyprog:PythonGenerator",
 }
