@@ -73,6 +73,7 @@ class CampaignConfig:
     reduce_budget: float = 120.0
     retire_rss_fraction: float = 0.5
     retire_after_jobs: int = 2000
+    python: str | None = None  # workers under another interpreter (another torch)
 
     #: What a resumed campaign may change; everything else decides which programs are checked.
     OVERRIDABLE = ("count", "time_budget", "jobs", "known_file", "reduce", "reduce_budget")
@@ -315,6 +316,7 @@ class Campaign:
                 cfg.jobs,
                 cfg.options.memory_mb,
                 self.out / "workers",
+                python=cfg.python,
                 retire_rss_fraction=cfg.retire_rss_fraction,
                 retire_after_jobs=cfg.retire_after_jobs,
             )

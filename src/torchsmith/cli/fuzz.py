@@ -10,13 +10,20 @@ from typing import Any
 
 import click
 
-from torchsmith.cli.common import EXIT_USAGE, build_options, check_options, fail, parse_items
+from torchsmith.cli.common import (
+    EXIT_USAGE,
+    build_options,
+    check_options,
+    fail,
+    parse_items,
+    python_option,
+)
 
 #: click parameter -> CampaignConfig field, for the options a campaign stores.
 _CONFIG_FIELDS = {
     "seed": "seed", "count": "count", "time_": "time_budget", "jobs": "jobs",
     "generator": "generator", "gen_option": "gen_options", "known": "known_file",
-    "reduce": "reduce", "reduce_time": "reduce_budget",
+    "reduce": "reduce", "reduce_time": "reduce_budget", "python": "python",
 }  # fmt: skip
 
 
@@ -45,6 +52,7 @@ def _sigterm_as_interrupt() -> None:
 @click.option("--reduce-time", default=120.0, show_default=True, help="Seconds per reduction.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final summary as JSON.")
 @click.option("--progress-interval", default=30.0, show_default=True, help="Plain-line period.")
+@python_option
 @check_options
 @click.pass_context
 def fuzz(
@@ -61,6 +69,7 @@ def fuzz(
     reduce_time: float,
     as_json: bool,
     progress_interval: float,
+    python: str | None,
     **kw: Any,
 ) -> None:
     """Generate programs and check them, for --count programs or --time, until Ctrl-C.
@@ -80,6 +89,7 @@ def fuzz(
         "seed": kw.pop("seed"), "count": count, "jobs": jobs, "generator": generator,
         "gen_option": parse_items(gen_option, "--gen-option"),
         "known": str(known) if known else None, "reduce": reduce, "reduce_time": reduce_time,
+        "python": python,
     }  # fmt: skip
     try:
         values["time_"] = parse_duration(time_) if time_ is not None else None

@@ -74,9 +74,10 @@ class Slot:
         log_dir: Path,
         retire_rss_fraction: float = 0.5,
         retire_after_jobs: int = 2000,
+        python: str | None = None,
     ) -> None:
         self.index = index
-        self.worker = CampaignWorker(memory_mb=memory_mb, env=env, log_dir=log_dir)
+        self.worker = CampaignWorker(memory_mb=memory_mb, env=env, log_dir=log_dir, python=python)
         self.retire_rss_fraction = retire_rss_fraction
         self.retire_after_jobs = retire_after_jobs
         self.retirements = 0
@@ -116,11 +117,14 @@ class WorkerPool:
         memory_mb: int,
         log_root: Path,
         env: dict[str, str] | None = None,
+        python: str | None = None,
         **slot_kw: Any,
     ) -> None:
-        env = env if env is not None else worker_env(jobs)
+        """``python`` runs every worker under another interpreter (a venv with another torch)."""
+        env = env if env is not None else worker_env(jobs, python=python)
         self.slots = [
-            Slot(i, memory_mb, env, Path(log_root) / f"slot-{i}", **slot_kw) for i in range(jobs)
+            Slot(i, memory_mb, env, Path(log_root) / f"slot-{i}", python=python, **slot_kw)
+            for i in range(jobs)
         ]
 
     def start(self, body: Callable[[Slot], None]) -> None:
