@@ -88,7 +88,8 @@ def report(folder: Path, version: str, jobs: int) -> dict[str, Any]:
     lines = []
     matched: set[str] = set()
     for bug in summary["bug_list"]:
-        finding = read_finding(Path(summary["findings_dir"]) / bug["example"])
+        example = bug["reduced_finding"] or bug["smallest"]
+        finding = read_finding(Path(summary["findings_dir"]) / example)
         m = match(bug, finding, cases)
         if m != "new":
             matched.add(m.split()[0])
