@@ -588,5 +588,6 @@ def summarize(store: Store, known: set[str] | None = None) -> dict[str, Any]:
         "bug_list": bugs,
         "fault_list": [b.to_dict() for b in all_bugs if b.category == "fault"],
         "families": store.families(),
+        "phase_means": store.phase_means(),
         "findings_dir": str(store.path.parent / FINDINGS),
     }

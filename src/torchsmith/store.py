@@ -388,6 +388,18 @@ class Store:
             "verdicts": verdicts,
         }
 
+    def phase_means(self) -> dict[str, float]:
+        """Mean seconds per phase over checked programs, and per compile stage
+        (``compile dynamo trace``, ``compile c++ compile``, ...): where the time goes."""
+        sums: dict[str, float] = {}
+        n = 0
+        for (text,) in self.db.execute("SELECT timings FROM programs WHERE status = 'checked'"):
+            n += 1
+            for k, v in json.loads(text or "{}").items():
+                if isinstance(v, int | float):
+                    sums[k] = sums.get(k, 0.0) + v
+        return {k: round(v / n, 4) for k, v in sums.items()} if n else {}
+
     def families(self) -> list[dict[str, Any]]:
         """Per generator family: programs, checked, valid, compiler-bug findings, distinct bugs
         (distinct signatures of the bugs they belong to) and compile seconds."""

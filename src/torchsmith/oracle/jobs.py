@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from torchsmith.options import CheckOptions
-from torchsmith.oracle import probe, runtime, sensitivity
+from torchsmith.oracle import compile_times, probe, runtime, sensitivity
 from torchsmith.oracle.compare import Judgement, compare, identical
 from torchsmith.oracle.diagnose import diagnose
 from torchsmith.program.format import Program
@@ -170,12 +170,14 @@ def run_check(
         except Exception as e:
             fp64 = None
             fp64_note = f"float64 run raised {type(e).__name__}: {_first_line(str(e))}"
+        compile_times.reset()
         try:
             res = timed(Phase.COMPILED, lambda: run(backend, dtype))
         except Exception as e:
             ev = exception_evidence(e)
             reason = f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
             return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
+        timings.update({f"compile {k}": v for k, v in compile_times.stages().items()})
         emit(Phase.COMPARE)
         judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings)
         path = str(judged.evidence.get("output", ""))

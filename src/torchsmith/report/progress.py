@@ -182,6 +182,13 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     verdicts = ", ".join(f"{k} {v}" for k, v in sorted(s["verdicts"].items(), key=str))
     if verdicts:
         console.print(f"verdicts: {verdicts}", highlight=False, markup=False)
+    means = s.get("phase_means") or {}
+    if means:
+        phases = ", ".join(f"{k} {v:.2f}" for k, v in means.items() if " " not in k)
+        stages = ", ".join(f"{k[8:]} {v:.2f}" for k, v in means.items() if k.startswith("compile "))
+        console.print(f"mean seconds per program: {phases}", highlight=False, markup=False)
+        if stages:
+            console.print(f"  of which compile stages: {stages}", highlight=False, markup=False)
     families = s.get("families") or []
     if len(families) > 1 or (families and families[0]["family"] != "graph"):
         t = Table(title="per family", title_justify="left", box=None)

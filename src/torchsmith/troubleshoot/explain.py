@@ -27,11 +27,14 @@ from typing import Any
 
 from torchsmith.execute.worker import Worker
 from torchsmith.options import CheckOptions
+from torchsmith.oracle import compile_times
+from torchsmith.oracle.compile_times import stage_times
 from torchsmith.program.format import Program
 from torchsmith.troubleshoot.common import (
     SCHEMA,
     capture_logs,
     clean_function_name,
+    compile_target,
     exception_info,
     load_error_result,
     run_job,
@@ -41,18 +44,6 @@ from torchsmith.troubleshoot.common import (
 )
 
 JOB = "torchsmith.troubleshoot.explain:explain_job"
-
-#: ``compile_times()`` entries worth a column, in pipeline order: (label, dynamo_timed name).
-STAGES = (
-    ("total", "_compile.compile_inner"),
-    ("dynamo trace", "bytecode_tracing"),
-    ("backend", "OutputGraph.call_user_compiler"),
-    ("aot autograd", "create_aot_dispatcher_function"),
-    ("inductor", "compile_fx_inner"),
-    ("codegen", "GraphLowering.codegen"),
-    ("c++ compile", "compile_file"),
-    ("guards", "build_guards"),
-)
 
 _AT_RE = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
 _URL_RE = re.compile(r"(?P<url>https?://\S+/(?P<id>gb\d+)\.html)")
@@ -143,11 +134,6 @@ def op_name(op: str, target: Any) -> str:
     return f"{module}.{name}" if module else name
 
 
-def stage_times(metrics: dict[str, float]) -> dict[str, float]:
-    """The :data:`STAGES` present in aggregated ``compile_times`` metrics."""
-    return {label: metrics[key] for label, key in STAGES if key in metrics}
-
-
 # -- in the worker --------------------------------------------------------------------------------
 def _backend(options: CheckOptions) -> Any:
     """The backend callable ``torch.compile`` would build, so ``mode`` still applies."""
@@ -168,9 +154,7 @@ def _reset_compile_stats() -> None:
 
 
 def _compile_times() -> dict[str, float]:
-    import torch._dynamo.utils as du
-
-    return {k: round(sum(v), 4) for k, v in du.compilation_time_metrics.items()}
+    return compile_times.metrics()
 
 
 def _break_from_reason(reason: Any, program: Program, pfile: str) -> dict[str, Any]:
@@ -243,6 +227,7 @@ def explain_run(
         "mode": options.mode,
         "dynamic": options.dynamic,
         "fullgraph": options.fullgraph,
+        "only": options.only,
         "error": None,
     }
     dtype = runtime.resolve_dtype(options.dtype)
@@ -253,7 +238,7 @@ def explain_run(
         inputs = runtime.prepare_inputs(loaded.inputs, options.device, dtype, grad=options.grad)
         recorder = ExplainWithBackend(_backend(options))
         kwargs = {k: v for k, v in options.compile_kwargs().items() if k not in ("backend", "mode")}
-        compiled = torch.compile(model, backend=recorder, **kwargs)
+        compiled = compile_target(loaded, model, options, backend=recorder, **kwargs)
         _reset_compile_stats()
         emit(Phase.COMPILED)
         runtime.seed_everything(options.seed)
@@ -362,6 +347,7 @@ def format_explain(report: dict[str, Any]) -> str:
     """The human view: a header, one row per graph, one block per break, the compile times."""
     n, b = report["graph_count"], report["graph_break_count"]
     dyn = "" if report.get("dynamic") is None else f", dynamic={report['dynamic']}"
+    dyn += f", only {report['only']}" if report.get("only") else ""
     out = [
         f"{report['program']}: {n} graph{'s' * (n != 1)}, {b} graph break{'s' * (b != 1)},"
         f" {report['op_count']} ops (backend {report['backend']}{dyn})"
