@@ -17,7 +17,6 @@ Any generator works unchanged: a name from ``generate.protocol.REGISTRY`` or ``m
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import threading
@@ -29,12 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from torchsmith import dedup
+from torchsmith.campaign_config import CampaignConfig, CampaignError
 from torchsmith.check import CheckError, check_eager, check_program
 from torchsmith.execute.pool import Slot, WorkerPool
+from torchsmith.execute.ray_pool import ActorLost
 from torchsmith.finding import Finding, read_finding, write_finding
 from torchsmith.generate.mix import family_of
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
-from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.store import (
     DB_NAME,
@@ -43,99 +43,12 @@ from torchsmith.store import (
     Store,
     Writer,
     liveness,
-    store_damage,
 )
 from torchsmith.verdict import CheckResult, Verdict
 
 FINDINGS = "findings"
 #: A session whose first programs all fail inside torchsmith stops instead of spinning.
 MAX_ERRORS_BEFORE_FIRST_CHECK = 5
-
-
-class CampaignError(RuntimeError):
-    """The campaign cannot start or go on (bad folder, generator, or every program errors)."""
-
-
-@dataclasses.dataclass
-class CampaignConfig:
-    """A campaign's parameters; stored in ``campaign.db`` so ``--resume`` reuses them."""
-
-    out: Path
-    seed: int = 0
-    count: int | None = None  # programs in all (seeds seed .. seed+count-1); None: no limit
-    time_budget: float | None = None  # seconds in all, over every session; None: no limit
-    jobs: int = 1
-    generator: str = "graph"
-    gen_options: dict[str, Any] = dataclasses.field(default_factory=dict)
-    options: CheckOptions = dataclasses.field(default_factory=CheckOptions)
-    known_file: str | None = None
-    reduce: bool = False
-    reduce_budget: float = 120.0
-    retire_rss_fraction: float = 0.5
-    retire_after_jobs: int = 2000
-    python: str | None = None  # workers under another interpreter (another torch)
-
-    #: What a resumed campaign may change; everything else decides which programs are checked.
-    OVERRIDABLE = ("count", "time_budget", "jobs", "known_file", "reduce", "reduce_budget")
-
-    @classmethod
-    def new(cls, out: Path | None = None, **fields: Any) -> CampaignConfig:
-        """The configuration of a new campaign in ``out`` (default: a dated folder name).
-
-        Raises :class:`CampaignError` when ``out`` already holds a campaign or the known-bugs
-        file does not exist.
-        """
-        out = (
-            Path(out)
-            if out is not None
-            else Path(time.strftime("torchsmith-campaign-%Y%m%d-%H%M%S"))
-        )
-        if (out / DB_NAME).exists():
-            raise CampaignError(f"{out} already holds a campaign: continue it with --resume {out}")
-        known = fields.get("known_file")
-        if known is not None and not Path(known).exists():
-            raise CampaignError(f"--known {known}: no such file")
-        return cls(out=out, **fields)
-
-    @classmethod
-    def resumed(cls, out: Path, **overrides: Any) -> CampaignConfig:
-        """The stored configuration of the campaign in ``out``, with ``overrides`` applied.
-
-        Only the fields in :attr:`OVERRIDABLE` may change (``None`` means "keep"); any other
-        field given, even with its stored value, is a :class:`CampaignError`, since it would
-        silently change which programs are checked and how.
-        """
-        out = Path(out)
-        if not (out / DB_NAME).exists():
-            raise CampaignError(f"{out}: no {DB_NAME} to resume")
-        fixed = sorted(k for k in overrides if k not in cls.OVERRIDABLE)
-        if fixed:
-            raise CampaignError(
-                f"--resume uses the campaign's own settings; these cannot change: {', '.join(fixed)}"
-            )
-        if (damage := store_damage(out)) is not None:
-            raise CampaignError(
-                f"the campaign database is damaged ({damage}); salvage it with:"
-                f" torchsmith status {out} --repair"
-            )
-        with Store(out, readonly=True) as store:
-            params = store.params()
-        if not params:
-            raise CampaignError(f"{out}: the campaign has no parameters")
-        config = cls.from_params(out, params)
-        return dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
-
-    def to_params(self) -> dict[str, Any]:
-        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        d["out"] = str(self.out)
-        d["options"] = self.options.to_dict()
-        return d
-
-    @classmethod
-    def from_params(cls, out: Path, params: dict[str, Any]) -> CampaignConfig:
-        names = {f.name for f in dataclasses.fields(cls)} - {"out", "options"}
-        kw = {k: v for k, v in params.items() if k in names}
-        return cls(out=Path(out), options=CheckOptions.from_dict(params["options"]), **kw)
 
 
 # -- the campaign --------------------------------------------------------------------------------
@@ -146,10 +59,18 @@ class SeedSource:
         self.start, self.count, self.recorded = start, count, recorded
         self._i = 0
         self._lock = threading.Lock()
+        self._again: list[int] = []
         self.stopped = False
+
+    def requeue(self, seed: int) -> None:
+        """Hand ``seed`` out again (its worker's node was lost during its check)."""
+        with self._lock:
+            self._again.append(seed)
 
     def next(self) -> int | None:
         with self._lock:
+            if self._again and not self.stopped:
+                return self._again.pop(0)
             while not self.stopped and (self.count is None or self._i < self.count):
                 seed = self.start + self._i
                 self._i += 1
@@ -198,6 +119,7 @@ class Campaign:
         )
         self.coverage: Counter[str] = Counter()
         self.yields: dict[str, list[int]] = {}  # family -> [programs checked, bug findings]
+        self._lost: set[int] = set()  # seeds re-queued once after their Ray actor was lost
         self.stats: dict[str, Any] = dict.fromkeys(
             ("programs", "session_programs", "checked", "valid", "findings", "faults",
              "worker_restarts", "errors", "session_checked"), 0
@@ -317,6 +239,7 @@ class Campaign:
                 cfg.options.memory_mb,
                 self.out / "workers",
                 python=cfg.python,
+                make_worker=self._ray_workers() if cfg.ray else None,
                 retire_rss_fraction=cfg.retire_rss_fraction,
                 retire_after_jobs=cfg.retire_after_jobs,
             )
@@ -387,6 +310,15 @@ class Campaign:
         s["retirements"] = self.pool.retirements if self.pool is not None else 0
         return s
 
+    def _ray_workers(self) -> Callable[[], Any]:
+        from torchsmith.execute import ray_pool
+
+        cfg = self.config
+        ray_pool.init(cfg.ray, cfg.jobs)
+        return lambda: ray_pool.RayWorker(
+            cfg.options.memory_mb, cfg.python, cfg.ray_cpus, cfg.ray_gpus
+        )
+
     def _slot_loop(self, slot: Slot) -> None:
         gen = self._shared_gen or self._new_generator()
         opts = self.config.options
@@ -434,6 +366,13 @@ class Campaign:
                 result = check_program(program, cfg.options, w)
             except CheckError as e:
                 row.status, row.error = "error", str(e)[:2000]
+            except ActorLost as e:  # its node died: once more on another actor, then an error
+                if seed not in self._lost:
+                    self._lost.add(seed)
+                    self.seeds.requeue(seed)
+                    self.progress.event("error", f"seed {seed} re-queued: {e}"[:300])
+                    return row
+                row.status, row.error = "error", f"lost its Ray actor twice: {e}"[:2000]
             except RuntimeError as e:  # the worker cannot start at all: nothing can be checked
                 if slot.aborted.is_set():
                     return None
@@ -442,6 +381,7 @@ class Campaign:
             if slot.aborted.is_set():
                 return None
             row.work_s = w.work_s
+            row.node = getattr(w, "node", None)
             row.worker_deaths = max(
                 0, (w.starts - starts) - (0 if was_alive else 1) + (0 if w.alive else 1)
             )
@@ -589,5 +529,6 @@ def summarize(store: Store, known: set[str] | None = None) -> dict[str, Any]:
         "fault_list": [b.to_dict() for b in all_bugs if b.category == "fault"],
         "families": store.families(),
         "phase_means": store.phase_means(),
+        "nodes": store.nodes(),
         "findings_dir": str(store.path.parent / FINDINGS),
     }

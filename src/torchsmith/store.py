@@ -59,7 +59,8 @@ CREATE TABLE IF NOT EXISTS programs (
     work_s REAL, gen_s REAL, wall_s REAL,
     worker_deaths INTEGER NOT NULL DEFAULT 0,
     options_id TEXT, error TEXT,
-    recorded REAL NOT NULL
+    recorded REAL NOT NULL,
+    node TEXT                      -- the Ray node that checked it (NULL: this machine)
 );
 CREATE INDEX IF NOT EXISTS programs_signature ON programs(signature) WHERE signature IS NOT NULL;
 CREATE TABLE IF NOT EXISTS aliases (raw TEXT PRIMARY KEY, bug TEXT NOT NULL);
@@ -100,6 +101,7 @@ class ProgramRow:
     worker_deaths: int = 0
     options: dict[str, Any] | None = None
     error: str | None = None
+    node: str | None = None  # the Ray node that checked it
 
     @property
     def valid(self) -> bool:
@@ -170,6 +172,9 @@ class Store:
         if version > SCHEMA:
             raise RuntimeError(f"{self.path}: schema {version} is newer than this torchsmith's")
         self.db.executescript(_DDL)
+        cols = {r[1] for r in self.db.execute("PRAGMA table_info(programs)")}
+        if "node" not in cols:  # a campaign started before Ray workers
+            self.db.execute("ALTER TABLE programs ADD COLUMN node TEXT")
         self.db.execute(f"PRAGMA user_version={SCHEMA}")
 
     def close(self) -> None:
@@ -240,14 +245,15 @@ class Store:
             self.db.execute(
                 "INSERT INTO programs(seed, generator, name, digest, status, verdict, phase, stage,"
                 " symptom, category, signature, readable, known, finding, lines, ops, reason,"
-                " timings, work_s, gen_s, wall_s, worker_deaths, options_id, error, recorded)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " timings, work_s, gen_s, wall_s, worker_deaths, options_id, error, recorded, node)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " ?)",
                 (
                     row.seed, row.generator, row.name, row.digest, row.status, row.verdict,
                     row.phase, row.stage, row.symptom, row.category, row.signature, row.readable,
                     int(row.known), row.finding, row.lines, row.ops, row.reason,
                     json.dumps(row.timings), row.work_s, row.gen_s, row.wall_s,
-                    row.worker_deaths, oid, row.error, time.time(),
+                    row.worker_deaths, oid, row.error, time.time(), row.node,
                 ),
             )  # fmt: skip
         if oid is not None:
@@ -400,6 +406,20 @@ class Store:
                     sums[k] = sums.get(k, 0.0) + v
         return {k: round(v / n, 4) for k, v in sums.items()} if n else {}
 
+    def nodes(self) -> list[dict[str, Any]]:
+        """Per Ray node (``None``: this machine): programs checked and their time span."""
+        rows = self.db.execute(
+            "SELECT node, COUNT(*), MIN(recorded), MAX(recorded) FROM programs"
+            " WHERE status = 'checked' GROUP BY node ORDER BY node"
+        ).fetchall()
+        out = []
+        for node, n, first, last in rows:
+            span = (last - first) / 60 if last and first and last > first else 0.0
+            out.append(
+                {"node": node, "programs": n, "per_min": round(n / span, 2) if span else 0.0}
+            )
+        return out
+
     def families(self) -> list[dict[str, Any]]:
         """Per generator family: programs, checked, valid, compiler-bug findings, distinct bugs
         (distinct signatures of the bugs they belong to) and compile seconds."""
@@ -424,96 +444,6 @@ class Store:
                  "wall_s": round(wall, 1)}
             )  # fmt: skip
         return out
-
-
-# -- damage and repair --------------------------------------------------------------------------
-_TABLES = ("campaign", "options", "programs", "aliases", "bug_notes")
-
-
-def store_damage(folder: str | Path) -> str | None:
-    """None when the campaign database reads whole; else what is wrong, in one line."""
-    path = Path(folder) / DB_NAME if Path(folder).is_dir() else Path(folder)
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-        try:
-            result = db.execute("PRAGMA integrity_check").fetchall()
-            for table in _TABLES:
-                db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
-        finally:
-            db.close()
-    except sqlite3.DatabaseError as e:
-        return f"{path}: {e}"
-    bad = [r[0] for r in result if r[0] != "ok"]
-    return f"{path}: {bad[0]}" if bad else None
-
-
-def repair_store(folder: str | Path) -> dict[str, Any]:
-    """Salvage a damaged campaign database: the file is kept aside as
-    ``campaign.db.damaged-<time>`` and every row that still reads is copied into a new one.
-    Seeds whose rows are lost are simply unrecorded: ``fuzz --resume`` checks them again.
-    Returns what was kept per table (and ``intact`` when there was nothing to repair)."""
-    folder = Path(folder)
-    path = folder / DB_NAME
-    damage = store_damage(folder)
-    if damage is None:
-        return {"repaired": False, "intact": True}
-    aside = folder / f"{DB_NAME}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
-    for suffix in ("", "-wal", "-shm"):
-        src = Path(str(path) + suffix)
-        if src.exists():
-            src.rename(Path(str(aside) + suffix))
-    kept: dict[str, int] = {}
-    lost: dict[str, int] = {}
-    with Store(folder) as new:
-        try:
-            old = sqlite3.connect(f"file:{aside}?mode=ro", uri=True)
-        except sqlite3.DatabaseError:
-            old = None
-        for table in _TABLES:
-            hint = None
-            if table == "programs":  # seeds are rowids: a damaged index still leaves the rows
-                p = new.params()
-                if p.get("count") is not None:
-                    hint = range(int(p.get("seed", 0)), int(p.get("seed", 0)) + int(p["count"]))
-            kept[table], lost[table] = _copy_table(old, new.db, table, hint) if old else (0, 0)
-        if old is not None:
-            old.close()
-    return {"repaired": True, "damage": damage, "kept": kept, "unreadable": lost,
-            "moved_to": str(aside)}  # fmt: skip
-
-
-def _copy_table(
-    old: sqlite3.Connection, new: sqlite3.Connection, table: str, hint: range | None = None
-) -> tuple[int, int]:
-    """Rows of ``table`` that read, copied by rowid one at a time past damaged pages (over
-    ``hint`` when the table's own bounds do not read)."""
-    try:
-        cols = [r[1] for r in old.execute(f"PRAGMA table_info({table})")]
-    except sqlite3.DatabaseError:
-        return 0, 0
-    try:
-        lo, hi = old.execute(f"SELECT MIN(rowid), MAX(rowid) FROM {table}").fetchone()
-    except sqlite3.DatabaseError:
-        lo, hi = (hint.start, hint.stop - 1) if hint else (None, None)
-    if lo is None or not cols:
-        return 0, 0
-    names = ", ".join(cols)
-    marks = ", ".join("?" * len(cols))
-    kept = lost = 0
-    for rowid in range(lo, hi + 1):
-        try:
-            row = old.execute(f"SELECT {names} FROM {table} WHERE rowid = ?", (rowid,)).fetchone()
-        except sqlite3.DatabaseError:
-            lost += 1
-            continue
-        if row is None:
-            continue
-        try:
-            new.execute(f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({marks})", row)
-            kept += 1
-        except sqlite3.DatabaseError:
-            lost += 1
-    return kept, lost
 
 
 def liveness(params: dict[str, Any]) -> str:

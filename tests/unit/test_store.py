@@ -177,7 +177,7 @@ def _campaign_db(tmp_path, n=300):
 
 
 def test_a_damaged_store_is_said_in_one_line_and_repaired_keeping_what_reads(tmp_path):
-    from torchsmith.store import repair_store, store_damage
+    from torchsmith.store_repair import repair_store, store_damage
 
     cfg = _campaign_db(tmp_path)
     assert store_damage(tmp_path) is None
@@ -201,7 +201,7 @@ def test_a_damaged_store_is_said_in_one_line_and_repaired_keeping_what_reads(tmp
 
 
 def test_a_truncated_store_is_damage_too(tmp_path):
-    from torchsmith.store import repair_store, store_damage
+    from torchsmith.store_repair import repair_store, store_damage
 
     _campaign_db(tmp_path, 50)
     db = tmp_path / DB_NAME

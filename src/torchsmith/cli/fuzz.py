@@ -23,7 +23,8 @@ from torchsmith.cli.common import (
 _CONFIG_FIELDS = {
     "seed": "seed", "count": "count", "time_": "time_budget", "jobs": "jobs",
     "generator": "generator", "gen_option": "gen_options", "known": "known_file",
-    "reduce": "reduce", "reduce_time": "reduce_budget", "python": "python",
+    "reduce": "reduce", "reduce_time": "reduce_budget", "python": "python", "ray": "ray",
+    "ray_cpus": "ray_cpus", "ray_gpus": "ray_gpus",
 }  # fmt: skip
 
 
@@ -52,6 +53,14 @@ def _sigterm_as_interrupt() -> None:
 @click.option("--reduce-time", default=120.0, show_default=True, help="Seconds per reduction.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final summary as JSON.")
 @click.option("--progress-interval", default=30.0, show_default=True, help="Plain-line period.")
+@click.option(
+    "--ray",
+    metavar="ADDRESS",
+    default=None,
+    help="Workers as Ray actors: auto (the running cluster), host:port, or local.",
+)
+@click.option("--ray-cpus", default=1.0, show_default=True, help="CPUs per Ray actor.")
+@click.option("--ray-gpus", default=0.0, show_default=True, help="GPUs per Ray actor.")
 @python_option
 @check_options
 @click.pass_context
@@ -69,6 +78,9 @@ def fuzz(
     reduce_time: float,
     as_json: bool,
     progress_interval: float,
+    ray: str | None,
+    ray_cpus: float,
+    ray_gpus: float,
     python: str | None,
     **kw: Any,
 ) -> None:
@@ -89,7 +101,7 @@ def fuzz(
         "seed": kw.pop("seed"), "count": count, "jobs": jobs, "generator": generator,
         "gen_option": parse_items(gen_option, "--gen-option"),
         "known": str(known) if known else None, "reduce": reduce, "reduce_time": reduce_time,
-        "python": python,
+        "python": python, "ray": ray, "ray_cpus": ray_cpus, "ray_gpus": ray_gpus,
     }  # fmt: skip
     try:
         values["time_"] = parse_duration(time_) if time_ is not None else None
@@ -155,15 +167,30 @@ def _read_summary(folder: Path, known_file: str | None) -> dict[str, Any]:
 @click.option("--known", type=click.Path(exists=True, path_type=Path), help="Re-mark known bugs.")
 @click.option("--json", "as_json", is_flag=True, help="The summary as JSON.")
 @click.option("--repair", is_flag=True, help="Salvage a damaged campaign.db (kept aside).")
-def status(folder: Path, known: Path | None, as_json: bool, repair: bool) -> None:
+@click.option(
+    "--html",
+    "html_out",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[OUT]",
+    help="Also write the campaign page (plots, bugs, version tables); default FOLDER/campaign.html.",
+)
+def status(
+    folder: Path, known: Path | None, as_json: bool, repair: bool, html_out: str | None
+) -> None:
     """Show the campaign in FOLDER, running or finished (reads campaign.db read-only).
+
+    --html [OUT] also writes one self-contained page (opens from disk): settings, versions,
+    plots, and each distinct bug with its repro, version table and pt2 report.
 
     A damaged database (a disk filled up, a file truncated by hand) is said so in one line;
     --repair keeps it aside as campaign.db.damaged-<time> and copies every row that still
     reads into a new one: seeds whose rows are lost are checked again by fuzz --resume.
     """
     from torchsmith.report.progress import print_summary, summary_console
-    from torchsmith.store import DB_NAME, repair_store, store_damage
+    from torchsmith.store import DB_NAME
+    from torchsmith.store_repair import repair_store, store_damage
 
     if not (folder / DB_NAME).exists():
         fail(f"{folder}: no {DB_NAME} (not a campaign folder)")
@@ -187,6 +214,8 @@ def status(folder: Path, known: Path | None, as_json: bool, repair: bool) -> Non
         kf = summary["params"].get("known_file")
         if kf and Path(kf).exists():
             summary = _read_summary(folder, kf)
+    if html_out is not None:
+        _write_page(folder, html_out, summary["params"].get("known_file") if not known else known)
     if as_json:
         click.echo(json.dumps(summary, default=str))
         return
@@ -206,3 +235,15 @@ def status(folder: Path, known: Path | None, as_json: bool, repair: bool) -> Non
     )
     if summary["state"] in ("killed", "interrupted", "stopped"):
         console.print(f"continue with: torchsmith fuzz --resume {folder}", markup=False)
+
+
+def _write_page(folder: Path, out: str, known_file: str | Path | None) -> None:
+    from torchsmith.dedup import load_known
+    from torchsmith.report.page import write_page
+
+    known = load_known(known_file) if known_file and Path(known_file).exists() else None
+    try:
+        path = write_page(folder, Path(out) if out else None, known=known)
+    except OSError as e:
+        fail(f"cannot write the campaign page: {e}")
+    click.echo(f"wrote {path}", err=True)

@@ -77,9 +77,16 @@ class Slot:
         retire_rss_fraction: float = 0.5,
         retire_after_jobs: int = 2000,
         python: str | None = None,
+        make_worker: Callable[[], Any] | None = None,
     ) -> None:
+        """``make_worker()`` builds the slot's worker (default: a local
+        :class:`CampaignWorker`; :class:`torchsmith.execute.ray_pool.RayWorker` on a cluster)."""
         self.index = index
-        self.worker = CampaignWorker(memory_mb=memory_mb, env=env, log_dir=log_dir, python=python)
+        self.worker = (
+            make_worker()
+            if make_worker is not None
+            else CampaignWorker(memory_mb=memory_mb, env=env, log_dir=log_dir, python=python)
+        )
         self.retire_rss_fraction = retire_rss_fraction
         self.retire_after_jobs = retire_after_jobs
         self.retirements = 0
@@ -98,7 +105,11 @@ class Slot:
     def after_program(self) -> bool:
         """Between programs: retire a bloated or old worker, trim its log. True if retired."""
         w = self.worker
-        if w.log_path.exists() and w.log_path.stat().st_size > LOG_ROTATE_BYTES:
+        if (
+            w.log_path is not None
+            and w.log_path.exists()
+            and w.log_path.stat().st_size > LOG_ROTATE_BYTES
+        ):
             os.truncate(w.log_path, 0)  # the child appends (O_APPEND): safe while it runs
         if not w.alive or w.proc is None:
             return False

@@ -189,6 +189,10 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
         console.print(f"mean seconds per program: {phases}", highlight=False, markup=False)
         if stages:
             console.print(f"  of which compile stages: {stages}", highlight=False, markup=False)
+    nodes = [n for n in s.get("nodes") or [] if n["node"]]
+    if nodes:
+        per = ", ".join(f"{n['node'][:12]} {n['programs']} ({n['per_min']:.1f}/min)" for n in nodes)
+        console.print(f"Ray nodes: {per}", highlight=False, markup=False)
     families = s.get("families") or []
     if len(families) > 1 or (families and families[0]["family"] != "graph"):
         t = Table(title="per family", title_justify="left", box=None)
