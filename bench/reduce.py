@@ -9,11 +9,17 @@ Builds findings with real faults, reduces each one and measures what a compiler 
 
 For each finding: statements in ``forward`` before and after, lines, time, candidates tested,
 whether the reduced finding keeps verdict and stage, and whether its ``repro.py`` run alone in a
-fresh interpreter still exits 1 (goal: 100 %). PyTorch's own minifier is not run (see the note
-printed at the end).
+fresh interpreter still exits 1 (goal: 100 %).
+
+Beside it, on the same (unreduced) findings, PyTorch's own minifier (``torchsmith minify``:
+``TORCHDYNAMO_REPRO_AFTER=aot|dynamo``, repro level 4 for wrong values, queries in-process,
+``--minifier-budget`` seconds at most): statements left in the minified graph's ``forward``
+(ATen ops after AOT, torch ops after Dynamo), seconds (the armed run plus the minifier), and
+whether ``check`` on it still gives the same verdict and stage; or "gave up" with the reason.
 
     python bench/reduce.py -n 6 --dynamo 2
-    python bench/reduce.py -n 2 --dynamo 1 --budget 90 --workers 2
+    python bench/reduce.py -n 2 --dynamo 1 --budget 90 --workers 2 --minifier-budget 300
+    python bench/reduce.py -n 2 --dynamo 1 --no-minifier
 """
 
 from __future__ import annotations
@@ -52,10 +58,9 @@ DYNAMO = CheckOptions(
     fullgraph=True, config={"dynamo.inject_BUILD_SET_unimplemented_TESTING_ONLY": True}
 )
 MINIFIER_NOTE = (
-    "PyTorch's minifier was not run beside it: its accuracy mode (TORCHDYNAMO_REPRO_AFTER=aot,"
-    " TORCHDYNAMO_REPRO_LEVEL=4) minifies the post-AOT FX graph in one isolated subprocess per"
-    " query (minutes per finding on 2 cores), and its after-dynamo mode cannot see the Dynamo"
-    " fault at all (the failure happens while Dynamo builds the graph it would minify)."
+    "pytorch minifier: statements left in its graph's forward / seconds (armed run + minifier) /"
+    " whether check on its repro gives the same verdict and stage. Its statements are graph"
+    " nodes (ATen ops after AOT), ours are source statements: a unit each, not the same unit."
 )
 
 
@@ -71,6 +76,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--budget", type=float, default=120.0, help="seconds of search per finding")
     p.add_argument("--workers", type=int, default=1, help="workers per reduction (default 1)")
     p.add_argument("--out", type=Path, default=None, help="findings folder (default: a temp dir)")
+    p.add_argument(
+        "--minifier-budget",
+        type=float,
+        default=240.0,
+        help="seconds PyTorch's minifier may run per finding (default 240)",
+    )
+    p.add_argument("--no-minifier", action="store_true", help="skip PyTorch's minifier column")
     return p.parse_args(argv)
 
 
@@ -133,6 +145,36 @@ def runs_alone(folder: Path) -> bool:
     return proc.returncode == 1 and "VERDICT:" in proc.stdout
 
 
+def pytorch_minifier(f: Finding, budget: float, worker: Worker) -> dict:
+    """PyTorch's minifier on finding ``f`` (``torchsmith minify``): a column of the table."""
+    from torchsmith.troubleshoot import TroubleshootError, minify_finding
+
+    try:
+        m = minify_finding(f.folder, time_budget=budget, worker=worker)
+    except (TroubleshootError, ValueError) as e:
+        return {"status": "gave up", "reason": str(e)[:300], "statements": None, "seconds": None}
+    secs = m["seconds"]
+    return {
+        "status": m["status"],
+        "reason": m["reason"],
+        "statements": m["statements"],
+        "seconds": round(secs.get("run", 0.0) + secs.get("minify", 0.0), 1),
+        "same": m["same_failure"],
+        "after": m["after"],
+        "nodes": m["nodes"],
+    }
+
+
+def minifier_cell(m: dict | None) -> str:
+    if m is None:
+        return "-"
+    if m["statements"] is None:
+        return "gave up"
+    fails = "yes" if m.get("same") else "NO"
+    cut = " (cut)" if m["status"] == "partial" else ""
+    return f"{m['statements']}{cut}, {m['seconds']:.0f} s, same {fails}"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     console = Console(width=150)
@@ -183,8 +225,24 @@ def main(argv: list[str] | None = None) -> int:
                 f"{kind} {f.id}: forward {r['before']} -> {r['after']}, {r['seconds']:.0f} s,"
                 f" same failure {same}, repro alone {alone}"
             )
+            r["pytorch"] = None
+            if not args.no_minifier:
+                r["pytorch"] = m = pytorch_minifier(f, args.minifier_budget, worker)
+                why = m["reason"].removeprefix("gave up: ")
+                console.print(
+                    f"  pytorch minifier: {minifier_cell(m)}" + (f": {why}" if why else "")
+                )
     table = Table(
-        "kind", "finding", "verdict", "forward", "lines", "time s", "tested", "same", "alone"
+        "kind",
+        "finding",
+        "verdict",
+        "forward",
+        "lines",
+        "time s",
+        "tested",
+        "same",
+        "alone",
+        "pytorch minifier",
     )
     for r in rows:
         table.add_row(
@@ -197,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             str(r["tested"]),
             "yes" if r["same"] else "NO",
             "yes" if r["alone"] else "NO",
+            minifier_cell(r["pytorch"]),
         )
     console.print(table)
     if rows:
@@ -217,7 +276,23 @@ def main(argv: list[str] | None = None) -> int:
                     f"  {kind}: n={len(sub)}, median after {statistics.median(r['after'] for r in sub):g},"
                     f" max {max(r['after'] for r in sub)}, median {statistics.median(r['seconds'] for r in sub):.0f} s"
                 )
-    console.print(MINIFIER_NOTE, style="dim")
+    minified = [r for r in rows if r["pytorch"] is not None]
+    if minified:
+        console.print(MINIFIER_NOTE, style="dim")
+        for r in minified:
+            if r["pytorch"]["reason"]:
+                why = r["pytorch"]["reason"].removeprefix("gave up: ")
+                console.print(f"  {r['id']}: pytorch minifier {r['pytorch']['status']}: {why}")
+        done = [r for r in minified if r["pytorch"]["statements"] is not None]
+        ok = [r for r in done if r["pytorch"].get("same")]
+        ours = sum(r["after"] <= r["pytorch"]["statements"] for r in ok)
+        faster = sum(r["seconds"] < r["pytorch"]["seconds"] for r in ok)
+        console.print(
+            f"pytorch minifier: {len(done)}/{len(minified)} produced a repro, {len(ok)} still"
+            f" fail the same way, {len(minified) - len(done)} gave up; where both reproduce,"
+            f" ours has no more statements on {ours}/{len(ok)} and is faster on"
+            f" {faster}/{len(ok)}"
+        )
     console.print("command: python " + " ".join(shlex.quote(a) for a in sys.argv))
     ok = rows and all(r["alone"] and r["same"] for r in rows)
     return 0 if ok else 1

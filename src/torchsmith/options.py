@@ -40,6 +40,7 @@ class CheckOptions:
     bisect: bool = False
     probe: bool = True  # re-judge candidate mismatches with the sensitivity probe
     inductor_options: dict[str, Any] = dataclasses.field(default_factory=dict)  # compile(options=)
+    only: str | None = None  # --only NAME: compile just this submodule, method or function
 
     def __post_init__(self) -> None:
         if self.dtype is not None and self.dtype not in DTYPES:

@@ -18,6 +18,7 @@ from torchsmith.cli.common import (
     output_option,
     python_option,
 )
+from torchsmith.cli.troubleshoot import only_option
 from torchsmith.program.format import ProgramFormatError
 from torchsmith.program.load import load_program
 
@@ -31,6 +32,7 @@ from torchsmith.program.load import load_program
 )
 @click.option("-v", "--verbose", is_flag=True)
 @python_option
+@only_option
 @check_options
 def check(
     files: tuple[Path, ...],
@@ -52,6 +54,13 @@ def check(
     from torchsmith.report.console import headline, print_result
 
     options = build_options(kw)
+    if options.only:  # scripts run whole, as written: nothing to pick a part of
+        for path in files:
+            try:
+                if load_program(path, device=options.device).origin == "script":
+                    fail(f"{path}: --only needs a canonical program; `torchsmith import` it first")
+            except ProgramFormatError:
+                pass  # reported by the check itself
     defaults = example_paths() if examples or not files else []
     paths = list(files) + defaults
     console = Console(stderr=as_json, soft_wrap=True)

@@ -357,7 +357,15 @@ def run_model(
     fn: Callable[..., Any] = model
     if backend is not None:
         torch._dynamo.reset()
-        fn = torch.compile(model, **options.compile_kwargs(backend))
+        fn = torch.compile(model, **options.compile_kwargs(backend)) if not options.only else model
+    if options.only:  # --only NAME: compile just that part; a bad name fails eager runs too
+        from torchsmith.troubleshoot.only import OnlyError, compile_only
+
+        kwargs = options.compile_kwargs(backend) if backend is not None else None
+        try:
+            fn = compile_only(model, ns, options.only, kwargs)
+        except OnlyError as e:
+            raise ProgramLoadError(str(e)) from e
     leaves = tensor_leaves(calls)
     versions = [t._version for t in leaves]
     seed_everything(options.seed)

@@ -40,7 +40,9 @@ class LogRecord:
     compile_id: str = ""
 
 
-class _ListHandler(logging.Handler):
+class ListHandler(logging.Handler):
+    """Collects log records as :class:`LogRecord` into a list (in the worker)."""
+
     def __init__(self, sink: list[LogRecord]) -> None:
         super().__init__(level=logging.DEBUG)
         self.sink = sink
@@ -65,7 +67,7 @@ def capture_logs(**artifacts: bool) -> Iterator[list[LogRecord]]:
     import torch
 
     records: list[LogRecord] = []
-    handler = _ListHandler(records)
+    handler = ListHandler(records)
     logger = logging.getLogger("torch._dynamo")
     torch._logging.set_logs(**artifacts)
     logger.addHandler(handler)
@@ -74,6 +76,25 @@ def capture_logs(**artifacts: bool) -> Iterator[list[LogRecord]]:
     finally:
         logger.removeHandler(handler)
         torch._logging.set_logs()
+
+
+def compile_target(loaded: Any, model: Any, options: CheckOptions, **compile_kwargs: Any) -> Any:
+    """``torch.compile(model, **compile_kwargs)``; with ``options.only`` (``--only NAME``) the
+    model itself with just the named part compiled (:mod:`torchsmith.troubleshoot.only`).
+
+    Raises :class:`~torchsmith.oracle.runtime.ProgramLoadError` for a name that resolves to
+    nothing (the jobs report it as a program that does not load: exit 2)."""
+    import torch
+
+    if not options.only:
+        return torch.compile(model, **compile_kwargs)
+    from torchsmith.oracle.runtime import ProgramLoadError
+    from torchsmith.troubleshoot.only import OnlyError, compile_only
+
+    try:
+        return compile_only(model, loaded.module.__dict__, options.only, compile_kwargs)
+    except OnlyError as e:
+        raise ProgramLoadError(str(e)) from e
 
 
 def clean_function_name(name: str) -> str:
