@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from torchsmith import dedup
+from torchsmith import dedup, pack
 from torchsmith.campaign_config import CampaignConfig, CampaignError
 from torchsmith.check import CheckError, check_eager, check_program
 from torchsmith.execute.pool import Slot, WorkerPool
@@ -327,15 +327,50 @@ class Campaign:
             options=dict(self.config.gen_options),
         )
         while not slot.aborted.is_set():
-            seed = self.seeds.next()
-            if seed is None:
+            drawn = (self.seeds.next() for _ in range(max(1, self.config.pack)))
+            seeds = [s for s in drawn if s is not None]
+            if not seeds:
                 return
-            row = self._one(slot, gen, ctx, seed)
-            if row is None or slot.aborted.is_set():
-                return  # aborted mid-program: the seed stays unrecorded and is redone on resume
+            given = self._packed(slot, gen, ctx, seeds) if len(seeds) > 1 else {}
+            for seed in seeds:
+                row = self._one(slot, gen, ctx, seed, given.get(seed))
+                if row is None or slot.aborted.is_set():
+                    return  # aborted mid-program: the seed stays unrecorded, redone on resume
             slot.after_program()
 
-    def _one(self, slot: Slot, gen: Generator, ctx: GenContext, seed: int) -> ProgramRow | None:
+    def _packed(
+        self, slot: Slot, gen: Generator, ctx: GenContext, seeds: list[int]
+    ) -> dict[int, tuple[Program, CheckResult]]:
+        """Seeds whose programs were checked in one pack, with their programs and verdicts
+        (:func:`torchsmith.pack.check_packed`); the others are left to :meth:`_one`."""
+        parts: list[tuple[int, Program]] = []
+        for seed in seeds:
+            try:
+                program = self._generate(gen, seed, ctx)
+            except Exception:  # _one generates it again and records the error
+                continue
+            if program is not None and pack.packable(program):
+                parts.append((seed, program))
+        if len(parts) < 2:
+            return {}
+        try:
+            checked = pack.check_packed(
+                [p for _, p in parts], self.config.options, slot.worker, check_program
+            )
+        except (CheckError, ActorLost):  # checked one by one instead
+            return {}
+        return {seed: pc for (seed, _), pc in zip(parts, checked, strict=True)}
+
+    def _one(
+        self,
+        slot: Slot,
+        gen: Generator,
+        ctx: GenContext,
+        seed: int,
+        given: tuple[Program, CheckResult] | None = None,
+    ) -> ProgramRow | None:
+        """Generate, check and record ``seed``; ``given``: its program and verdict already
+        (from a pack)."""
         cfg, w = self.config, slot.worker
         name = getattr(gen, "name", None) or cfg.generator
         row = ProgramRow(seed=seed, generator=str(name), options=cfg.options.to_dict())
@@ -345,7 +380,7 @@ class Campaign:
             ctx.yields = {k: (v[0], v[1]) for k, v in self.yields.items()}
         t0 = time.perf_counter()
         try:
-            program = self._generate(gen, seed, ctx)
+            program = given[0] if given else self._generate(gen, seed, ctx)
         except Exception as e:
             program = None
             row.status, row.error = "error", f"generator: {type(e).__name__}: {e}"[:2000]
@@ -363,7 +398,7 @@ class Campaign:
             was_alive, starts = w.alive, w.starts
             w.reset_work()
             try:
-                result = check_program(program, cfg.options, w)
+                result = given[1] if given else check_program(program, cfg.options, w)
             except CheckError as e:
                 row.status, row.error = "error", str(e)[:2000]
             except ActorLost as e:  # its node died: once more on another actor, then an error

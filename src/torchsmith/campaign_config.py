@@ -43,6 +43,7 @@ class CampaignConfig:
     ray: str | None = None  # a Ray cluster's address (auto, local, host:port): workers as actors
     ray_cpus: float = 1.0  # resources per actor
     ray_gpus: float = 0.0
+    pack: int = 1  # programs checked per compile (fuzz --pack K; see torchsmith.pack)
 
     #: What a resumed campaign may change; everything else decides which programs are checked.
     OVERRIDABLE = ("count", "time_budget", "jobs", "known_file", "reduce", "reduce_budget",

@@ -24,7 +24,7 @@ _CONFIG_FIELDS = {
     "seed": "seed", "count": "count", "time_": "time_budget", "jobs": "jobs",
     "generator": "generator", "gen_option": "gen_options", "known": "known_file",
     "reduce": "reduce", "reduce_time": "reduce_budget", "python": "python", "ray": "ray",
-    "ray_cpus": "ray_cpus", "ray_gpus": "ray_gpus",
+    "ray_cpus": "ray_cpus", "ray_gpus": "ray_gpus", "pack": "pack",
 }  # fmt: skip
 
 
@@ -54,6 +54,13 @@ def _sigterm_as_interrupt() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the final summary as JSON.")
 @click.option("--progress-interval", default=30.0, show_default=True, help="Plain-line period.")
 @click.option(
+    "--pack",
+    type=click.IntRange(1, 32),
+    default=1,
+    show_default=True,
+    help="Programs checked per compile (plain generated programs; see notes/campaign.md).",
+)
+@click.option(
     "--ray",
     metavar="ADDRESS",
     default=None,
@@ -78,6 +85,7 @@ def fuzz(
     reduce_time: float,
     as_json: bool,
     progress_interval: float,
+    pack: int,
     ray: str | None,
     ray_cpus: float,
     ray_gpus: float,
@@ -101,7 +109,7 @@ def fuzz(
         "seed": kw.pop("seed"), "count": count, "jobs": jobs, "generator": generator,
         "gen_option": parse_items(gen_option, "--gen-option"),
         "known": str(known) if known else None, "reduce": reduce, "reduce_time": reduce_time,
-        "python": python, "ray": ray, "ray_cpus": ray_cpus, "ray_gpus": ray_gpus,
+        "python": python, "ray": ray, "ray_cpus": ray_cpus, "ray_gpus": ray_gpus, "pack": pack,
     }  # fmt: skip
     try:
         values["time_"] = parse_duration(time_) if time_ is not None else None
