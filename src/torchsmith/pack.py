@@ -109,13 +109,20 @@ def pack(parts: list[Program], seed: int = 0) -> Program:
                    origin="generated", notes=notes)  # fmt: skip
 
 
-def part_of(result: CheckResult, k: int) -> int | None:
-    """The part a packed failure belongs to, when it is a wrong value in ``out[i]``."""
+def parts_of(result: CheckResult, k: int) -> set[int] | None:
+    """The parts a packed wrong value was seen in (every failing ``out[i]``), or None when the
+    failure is not a wrong value in the outputs (every part is then suspect)."""
     if result.verdict not in (Verdict.MISMATCH, Verdict.NAN_MISMATCH, Verdict.META_MISMATCH,
                               Verdict.IMPRECISE):  # fmt: skip
         return None
-    m = _PART.match(str(result.evidence.get("output", "")))
-    return int(m.group(1)) if m and int(m.group(1)) < k else None
+    paths = result.evidence.get("failing_outputs") or [result.evidence.get("output", "")]
+    found: set[int] = set()
+    for path in paths:
+        m = _PART.match(str(path))
+        if not m or int(m.group(1)) >= k:
+            return None
+        found.add(int(m.group(1)))
+    return found or None
 
 
 def _passed(packed: CheckResult, part: Program, k: int, parts: list[str]) -> CheckResult:
@@ -138,18 +145,17 @@ def check_packed(
     packed = check(packed_program, options, worker)
     if packed.verdict is Verdict.PASS:
         return [(p, _passed(packed, p, k, names)) for p in parts]
-    culprit = part_of(packed, k)
+    suspects = parts_of(packed, k)
     out: list[tuple[Program, CheckResult]] = []
     for i, part in enumerate(parts):
-        if culprit is not None and i != culprit:
+        if suspects is not None and i not in suspects:
             out.append((part, _passed(packed, part, k, names)))
         else:
             out.append((part, check(part, options, worker)))
-    alone = [r for _, r in out if r.is_bug or r.verdict is not Verdict.PASS]
-    if packed.is_bug and not any(r.is_bug for r in alone):
+    if packed.is_bug and not any(r.is_bug for _, r in out):
         packed.evidence["only_packed"] = names  # no part fails alone: the pack is the finding
-        first = parts[culprit or 0]
-        index = culprit or 0
-        out[index] = (dataclasses.replace(packed_program, notes=(*packed_program.notes,
-                      f"seed part={first.name}")), packed)  # fmt: skip
+        index = min(suspects) if suspects else 0
+        note = f"recorded for {parts[index].name}"
+        program = dataclasses.replace(packed_program, notes=(*packed_program.notes, note))
+        out[index] = (program, packed)
     return out

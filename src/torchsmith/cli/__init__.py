@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from torchsmith.cli import check, fuzz, generate, reduce, troubleshoot
+from torchsmith.cli import check, fuzz, generate, reduce, regress, troubleshoot
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,6 +29,7 @@ main.add_command(fuzz.fuzz)
 main.add_command(fuzz.status)
 main.add_command(reduce.reduce)
 main.add_command(reduce.report)
+main.add_command(regress.regress)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

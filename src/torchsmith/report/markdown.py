@@ -24,6 +24,7 @@ from torchsmith.options import DEFAULT_TOL
 from torchsmith.program.format import dotted_name
 from torchsmith.program.render import render_script
 from torchsmith.reduce.interesting import failure_key
+from torchsmith.regress import markdown_lines, read_regress
 from torchsmith.verdict import CheckResult, Stage, Verdict
 
 REPORT_MD = "report.md"
@@ -411,6 +412,16 @@ def render(finding: Finding, env: str | None = None) -> str:
     if links:
         lines += ["", "#### Artifacts", "", *links]
     lines += ["", "### Error logs", "", *_error_logs(r), ""]
+    table = read_regress(finding.folder) or read_regress(mini.folder)
+    if table:
+        lines += [
+            "### Torch versions",
+            "",
+            "The repro re-checked under other torch versions (`torchsmith regress`):",
+            "",
+            *markdown_lines(table),
+            "",
+        ]
     lines += [
         "### Versions",
         "",
