@@ -39,8 +39,9 @@ class Fragment:
     """A small valid piece with a tensor-in/tensor-out contract on ``h``.
 
     ``apply(b)`` writes it into the builder; ``ok(b)`` says whether it fits the builder's state
-    (shape, module or function); ``fullgraph`` when it never breaks the graph on purpose or by
-    a construct Dynamo may not trace (only then may a program ask for ``fullgraph=True``).
+    (its shape); ``where`` is ``any``, ``module`` (needs ``self``) or ``function``;
+    ``fullgraph`` when it never breaks the graph on purpose or by a construct Dynamo may not
+    trace (only then may a program ask for ``fullgraph=True``).
     """
 
     name: str
@@ -48,6 +49,7 @@ class Fragment:
     ok: Callable[[Builder], bool] = lambda b: True
     weight: float = 1.0
     fullgraph: bool = False
+    where: str = "any"
 
 
 class Builder:
@@ -185,12 +187,20 @@ class Builder:
         self.params.append(Param(name, values, kind))
         return name
 
+    def param_values(self, stem: str, kind: str, values: Sequence[str]) -> str:
+        """A new positional argument with the given source expression per call."""
+        name = self.fresh(stem)
+        if len(set(values)) > 1:
+            self.feature(f"seq:{kind}")
+        self.params.append(Param(name, list(values), kind))
+        return name
+
     def before_choice(self, options: Sequence[str]) -> str:
         """A literal tuple indexed by ``i``: one value per call (``(1.5, 0.5)[i]``)."""
         values = [self.choice(options) for _ in range(self.ncalls)]
         if self.sequence and len(set(values)) == 1 and len(options) > 1:
             values[-1] = self.choice([o for o in options if o != values[0]])
-        return f"({', '.join(values)},)[i]"
+        return f"({', '.join(values)}{',' if len(values) == 1 else ''})[i]"
 
     # -- rendering --------------------------------------------------------------------------------
     def signature(self) -> str:
@@ -210,9 +220,10 @@ class Builder:
 
     def render(self, header: Sequence[str], compile_kwargs: dict, compile_config: dict) -> str:
         """The canonical program's source."""
-        out = [f"# {line}" for line in header]
-        out += [f"import {m}" for m in IMPORT_ORDER if m in self.imports]
-        out += ["", "import torch"]
+        out = [f"# {line}" for line in header] + [""]
+        stdlib = [f"import {m}" for m in IMPORT_ORDER if m in self.imports]
+        out += [*stdlib, ""] if stdlib else []
+        out.append("import torch")
         if self.module:
             out.append("import torch.nn as nn")
         for block in self.toplevel.values():
@@ -220,7 +231,11 @@ class Builder:
         ret = "h" if not self.outputs else ", ".join(["h", *self.outputs])
         out += ["", ""]
         if self.module:
-            out += ["class Model(nn.Module):", "    def __init__(self):", "        super().__init__()"]
+            out += [
+                "class Model(nn.Module):",
+                "    def __init__(self):",
+                "        super().__init__()",
+            ]
             out += [f"        {line}" for line in self.init]
             out += ["", f"    def forward({self.signature()}):", "        h = x"]
             out += [f"        {line}" if line else "" for line in self.body]

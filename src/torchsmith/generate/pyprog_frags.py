@@ -36,7 +36,9 @@ def shape_if(b: Builder) -> None:
     if v == 0:
         lo, hi = min(b.batch), max(b.batch)
         k = b.rng.randint(lo, hi - 1) if hi > lo else b.rng.randint(1, 6)
-        b.emit(f"if h.shape[0] > {k}:", "    h = h * 0.5 + 1.0", "else:", "    h = h.flip(0) - 0.25")
+        b.emit(
+            f"if h.shape[0] > {k}:", "    h = h * 0.5 + 1.0", "else:", "    h = h.flip(0) - 0.25"
+        )
     elif v == 1:
         b.emit(
             "if h.dim() == 3 and h.shape[1] > 2:",
@@ -418,7 +420,7 @@ FRAGMENTS_1 = [
     Fragment("dict_loop", dict_loop, fullgraph=True),
     Fragment("comprehension", comprehension, fullgraph=True),
     Fragment("genexpr", genexpr),
-    Fragment("grow_iter", grow_iter),
+    Fragment("grow_iter", grow_iter, weight=0.5),
     Fragment("size_view", size_view, ok=_is_rank2_even, fullgraph=True),
     Fragment("size_flatten", size_flatten, ok=lambda b: b.rank == 3, fullgraph=True),
     Fragment("size_pad", size_pad, ok=lambda b: b.last <= 8, fullgraph=True),
@@ -430,7 +432,7 @@ FRAGMENTS_1 = [
     Fragment("scalar_kwarg", scalar_kwarg, weight=1.3, fullgraph=True),
     Fragment("flag_bool", flag_bool, fullgraph=True),
     Fragment("mode_str", mode_str),
-    Fragment("dtype_arg", dtype_arg),
+    Fragment("dtype_arg", dtype_arg, where="function"),
     Fragment("isinstance_check", isinstance_check),
 ]
 
