@@ -84,6 +84,41 @@ def _as_tensor(x: Any) -> torch.Tensor:
     return torch.tensor(x, dtype=torch.float64 if isinstance(x, float) else None)
 
 
+def _layout(t: torch.Tensor) -> tuple[tuple[int, int], ...]:
+    """Size and stride of the dims that matter for layout (size > 1)."""
+    return tuple((n, st) for n, st in zip(t.shape, t.stride(), strict=True) if n > 1)
+
+
+def _dense(t: torch.Tensor) -> bool:
+    """Non-overlapping and dense: its strides are a permutation of a contiguous layout's."""
+    expected = 1
+    for stride, size in sorted((st, n) for n, st in zip(t.shape, t.stride(), strict=True) if n > 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def stride_mismatch(path: str, ref: torch.Tensor, res: torch.Tensor) -> Judgement | None:
+    """Eager and compiled both return a dense, non-overlapping tensor but lay it out
+    differently (strides of dims larger than 1 differ): Inductor keeps eager's output strides
+    by contract (``keep_output_stride``), and code downstream (``.view``, a C extension, a
+    channels-last consumer) depends on them."""
+    if ref.layout != torch.strided or res.layout != torch.strided or ref.numel() < 2:
+        return None
+    if not (_dense(ref) and _dense(res)):
+        return None
+    if _layout(ref) == _layout(res):
+        return None
+    return Judgement(
+        Verdict.META_MISMATCH,
+        f"{path}: eager returns strides {tuple(ref.stride())}, compiled {tuple(res.stride())}"
+        f" for shape {list(ref.shape)}",
+        {"output": path, "eager": str(tuple(ref.stride())), "compiled": str(tuple(res.stride())),
+         "kind": "strides"},
+    )  # fmt: skip
+
+
 def error_figures(ref: torch.Tensor, res: torch.Tensor, fp64: torch.Tensor | None) -> dict:
     """Max abs / max rel / RMSE of eager and compiled against fp64 (or of compiled vs eager)."""
     ref64, res64 = ref.detach().double().cpu(), res.detach().double().cpu()
@@ -233,6 +268,8 @@ def compare_leaf(
             f"{path}: eager gives {_describe(ref_t)}, compiled {_describe(res_t)}",
             {"output": path, "eager": _describe(ref_t), "compiled": _describe(res_t)},
         )
+    if (stride := stride_mismatch(path, ref_t, res_t)) is not None:
+        return stride
     if ref_t.is_meta or res_t.is_meta:  # no values to judge: shape and dtype agreed
         return None
     if not (ref_t.is_floating_point() or ref_t.is_complex()):

@@ -197,6 +197,20 @@ def run_check(
         return finish(_result(judged.verdict, phase, judged.reason, **judged.evidence))
 
 
+def _aligned(a: list[dict] | None, b: list[dict] | None) -> tuple[Any, Any, None]:
+    """Two runs' per-call side effects over the same keys, as text (``unchanged`` where a run
+    left a value alone), so a difference reads as a wrong value, not a shape."""
+    n = max(len(a or []), len(b or []))
+    a = (a or []) + [{}] * (n - len(a or []))
+    b = (b or []) + [{}] * (n - len(b or []))
+    left, right = [], []
+    for x, y in zip(a, b, strict=True):
+        keys = sorted(x.keys() | y.keys())
+        left.append({k: repr(x[k]) if k in x else "unchanged" for k in keys})
+        right.append({k: repr(y[k]) if k in y else "unchanged" for k in keys})
+    return left, right, None
+
+
 def make_runner(program: Program, options: CheckOptions) -> Any:
     """The runner for ``program``: a canonical program is loaded once; a script (``origin``
     ``script``) is run whole in each mode. Raises ``ProgramLoadError`` for a canonical program
@@ -227,8 +241,11 @@ def _judge(
             runner.part(res, "input", dtype),
             runner.part(fp64, "input", torch.float64) if fp64 else None,
         )
-    if options.grad:
+    if options.grad or (ref.grads and res.grads is not None):  # a script's own backward too
         parts["grad"] = (ref.grads, res.grads, fp64.grads if fp64 else None)
+    effects = getattr(runner, "effects", None)
+    if effects is not None and (effects(ref) or effects(res)):  # a script's Python side effects
+        parts["effects"] = _aligned(effects(ref), effects(res))
     judged = Judgement(Verdict.PASS)
     worst: dict[str, Any] = {}
     for prefix, (a, b, f) in parts.items():

@@ -61,6 +61,7 @@ class CallRecord:
     before: list[torch.Tensor] | None  # the tensor arguments before the call, if small enough
     after: list[torch.Tensor] | None  # ... after it, when the call mutated one of them
     grad_refs: list[tuple[str, torch.Tensor]]
+    effects: dict[str, Any] = dataclasses.field(default_factory=dict)  # Python state it changed
 
 
 @dataclasses.dataclass
@@ -138,7 +139,7 @@ class _Compiled:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:  # a keyword may be named `self`
         return self._run.call(self, args, kwargs)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:  # @torch.compile on a method
@@ -203,6 +204,7 @@ class _Run:
         leaves = runtime.tensor_leaves([list(args), kwargs])
         before = [t.detach().clone() for t in leaves] if _nbytes(leaves) <= SNAPSHOT_BYTES else None
         versions = [t._version for t in leaves]
+        state = self._state(wrapper)
         if self.dtype is not None or self.transform is not None:
             out = self._variant(wrapper, args, kwargs)
             result = wrapper._real(*args, **kwargs)  # what the script goes on with
@@ -222,11 +224,46 @@ class _Run:
         described = [describe_arg(a) for a in args] + [
             f"{k}={describe_arg(v)}" for k, v in kwargs.items()
         ]
+        effects = {}
+        if self.dtype is None and self.transform is None:  # a variant replays, it does not act
+            now = self._state(wrapper)
+            effects = {
+                k: now.get(k) for k in state.keys() | now.keys() if state.get(k) != now.get(k)
+            }
         record = CallRecord(
-            wrapper._site, _clone(out), described, wrapper._kwargs, before, after, refs
+            wrapper._site, _clone(out), described, wrapper._kwargs, before, after, refs, effects
         )
         self.records.append(record)
         return result
+
+    def _state(self, wrapper: _Compiled) -> dict[str, Any]:
+        """The script's Python state a call may change, as exact values: globals, attributes of
+        the script's classes and of the compiled module that are ints, bools, strings or None,
+        and the lengths of lists, tuples, dicts and sets (never floats: those round)."""
+        out: dict[str, Any] = {}
+
+        def note(prefix: str, items: Any) -> None:
+            for name, value in list(items):
+                if str(name).startswith("__"):
+                    continue
+                if (
+                    value is None
+                    or isinstance(value, bool | int | str)
+                    and not isinstance(value, torch.Tensor)
+                ):
+                    out[f"{prefix}{name}"] = value
+                elif isinstance(value, list | tuple | dict | set):
+                    out[f"{prefix}{name}#len"] = len(value)
+
+        note("", self.ns.items())
+        for name, value in list(self.ns.items()):
+            if isinstance(value, type) and value.__module__ == "__main__":
+                note(f"{name}.", vars(value).items())
+        if wrapper._owner is not None:
+            note(
+                "self.", ((k, v) for k, v in vars(wrapper._owner).items() if not k.startswith("_"))
+            )
+        return out
 
     def _variant(self, wrapper: _Compiled, args: tuple, kwargs: dict) -> Any:
         """The call recomputed with its inputs and state cast (fp64) or transformed (probe)."""
@@ -397,6 +434,11 @@ class ScriptRunner:
                 out.append(state)
             return out
         return run.out
+
+    def effects(self, run: ScriptRun) -> list[dict[str, Any]] | None:
+        """Per call, the Python state it changed (None when no call changed any)."""
+        effects = [r.effects for r in run.records]
+        return effects if any(effects) else None
 
     def evidence(self) -> dict[str, Any]:
         return {"script": True, "calls": len(self.sites), "sites": list(dict.fromkeys(self.sites))}
