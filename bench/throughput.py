@@ -33,15 +33,18 @@ from collections import Counter
 from pathlib import Path
 
 
-def run_campaign(n: int, seed: int, jobs: int, timeout: float, work: Path) -> dict:
+def run_campaign(
+    n: int, seed: int, jobs: int, timeout: float, work: Path, pack: int = 1, name: str = "a"
+) -> dict:
     from torchsmith.campaign import Campaign, CampaignConfig
     from torchsmith.options import CheckOptions
     from torchsmith.store import Store
 
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(work / "cache-a")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(work / f"cache-{name}")
     cfg = CampaignConfig(
-        out=work / "campaign", seed=seed, count=n, jobs=jobs, options=CheckOptions(timeout=timeout)
-    )
+        out=work / f"campaign-{name}", seed=seed, count=n, jobs=jobs, pack=pack,
+        options=CheckOptions(timeout=timeout),
+    )  # fmt: skip
     t0 = time.perf_counter()
     summary = Campaign(cfg).run()
     wall = time.perf_counter() - t0
@@ -95,6 +98,18 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="campaign workers (default 1)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per job")
     ap.add_argument("--skip-fresh", action="store_true", help="only measure the campaign")
+    ap.add_argument(
+        "--pack",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also campaigns checking K programs per compile (fuzz --pack K)",
+    )
+    ap.add_argument(
+        "--scaling",
+        action="store_true",
+        help="also the campaign with one job less (programs/min per job count)",
+    )
     ap.add_argument("--json", dest="json_out", help="also write the figures here")
     args = ap.parse_args()
     command = " ".join(shlex.quote(a) for a in [sys.executable.rsplit("/", 1)[-1], *sys.argv])
@@ -103,6 +118,14 @@ def main() -> int:
         work = Path(tmp)
         print(f"(a) campaign over {args.n} programs ...", file=sys.stderr, flush=True)
         a = run_campaign(args.n, args.seed, args.jobs, args.timeout, work)
+        packed = {}
+        for k in args.pack:
+            print(f"(p{k}) campaign packing {k} per compile ...", file=sys.stderr, flush=True)
+            packed[k] = run_campaign(args.n, args.seed, args.jobs, args.timeout, work, k, f"p{k}")
+        fewer = None
+        if args.scaling and args.jobs > 1:
+            print(f"(j) campaign with {args.jobs - 1} job(s) ...", file=sys.stderr, flush=True)
+            fewer = run_campaign(args.n, args.seed, args.jobs - 1, args.timeout, work, 1, "j")
         b = None
         if not args.skip_fresh:
             print(f"(b) a fresh process per program ({args.n}) ...", file=sys.stderr, flush=True)
@@ -139,6 +162,22 @@ def main() -> int:
     )
     print(f"  campaign check jobs by phase (s): {by_phase}")
     print(f"verdicts: {dict(sorted(Counter(a['verdicts'].values()).items()))}")
+    stages = {k[8:]: v / args.n for k, v in a["phases"].items() if k.startswith("compile ")}
+    if stages:
+        print("  compile time per program by stage (s, nested: total holds the others): "
+              + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))  # fmt: skip
+    for k, p in packed.items():
+        rate = args.n / (p["wall_s"] / 60)
+        same = sum(a["verdicts"][s] == p["verdicts"].get(s) for s in a["verdicts"])
+        print(f"(p{k}) packing {k} per compile: {rate:.2f} programs/min = {rate / a_rate:.2f}x"
+              f" unpacked; same verdicts {same}/{args.n}")  # fmt: skip
+        figures[f"pack{k}_per_min"] = rate
+        figures[f"pack{k}_same_verdicts"] = same
+    if fewer is not None:
+        rate = args.n / (fewer["wall_s"] / 60)
+        print(f"(j) {args.jobs - 1} job(s): {rate:.2f} programs/min; {args.jobs} jobs are"
+              f" {a_rate / rate:.2f}x that")  # fmt: skip
+        figures["fewer_jobs_per_min"] = rate
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(figures, indent=2) + "\n")
     return 0
