@@ -142,3 +142,18 @@ def test_identical_is_bitwise_with_nan_equal():
     assert not identical(x, torch.tensor([1.0 + 1e-7, float("nan")]))
     assert not identical([x], [x, x])
     assert identical(None, None)
+
+
+def test_a_different_dense_layout_is_a_meta_mismatch_size_one_dims_do_not_count():
+    from torchsmith.oracle.compare import stride_mismatch
+
+    x = torch.randn(4, 6)
+    assert stride_mismatch("out", x, x.clone()) is None
+    t = x.t().contiguous().t()  # same values, column-major
+    j = stride_mismatch("out", t, x)
+    assert j is not None and j.verdict is Verdict.META_MISMATCH and "(1, 4)" in j.reason
+    a, b = torch.randn(1, 5), torch.randn(5, 1).t()  # differ only on a size-1 dim
+    assert stride_mismatch("out", a, b) is None
+    expanded = torch.randn(4, 1).expand(4, 6)  # not dense: nothing to keep
+    assert stride_mismatch("out", expanded, expanded.contiguous()) is None
+    assert compare(t, x, t.double(), 1e-4).verdict is Verdict.META_MISMATCH
