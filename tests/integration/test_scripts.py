@@ -74,3 +74,24 @@ def test_a_script_that_fails_in_eager_is_invalid_with_the_op_and_constraint():
     r = check("eager_fails")
     assert r.verdict is Verdict.INVALID and not r.is_bug
     assert "`torch.mm` got `[2, 10]` and `[2, 10]`" in r.reason
+
+
+def test_import_lists_each_compile_site_and_its_calls_and_converts_what_it_can():
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "torchsmith", "import", *args],
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+
+    sites = run("--sites", str(SCRIPTS / "helper_loop_inputs.py"))
+    assert sites.returncode == 2  # a function script has no canonical conversion: one sentence
+    assert "cannot convert" in sites.stderr and "nn.Module" in sites.stderr
+    assert "site line 21: f: torch.compile()" in sites.stderr
+    assert "call 0: (([3, 3] float32, [3, 3] float32), [[3, 3] float32, [3, 3] float32], k=3)" in (
+        sites.stderr
+    )
+    assert "site line 23: g" in sites.stderr and "call 0: ()" in sites.stderr
+    module = run("--sites", str(SCRIPTS / "cuda_two_sites.py"))
+    assert module.returncode == 0 and "class Model" in module.stdout
+    assert "torch.compile(backend='aot_eager')" in module.stderr
