@@ -30,7 +30,6 @@ import dataclasses
 import itertools
 import random
 import re
-import time
 import warnings
 from collections import Counter
 from collections.abc import Iterator
@@ -38,7 +37,7 @@ from typing import Any
 
 import torch
 
-from torchsmith.generate.coverage import WorkerClient
+from torchsmith.generate.family import FamilyStats, ValidatedFamily
 from torchsmith.generate.mutate import typed_options
 from torchsmith.generate.opinfo_render import (
     CallForm,
@@ -55,9 +54,7 @@ from torchsmith.generate.opinfo_values import (
     Unrenderable,
 )
 from torchsmith.generate.protocol import GenContext
-from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
-from torchsmith.verdict import Verdict
 
 MODES = ("args", "dynamic", "grad")
 MODE_WEIGHTS = {"args": 0.55, "dynamic": 0.25, "grad": 0.2}
@@ -138,30 +135,16 @@ class OpInfoOptions:
 
 
 @dataclasses.dataclass
-class OpInfoStats:
+class OpInfoStats(FamilyStats):
     """What the generator did: seeds asked, candidates checked, valid ones and what they hold."""
 
     seeds: int = 0
     programs: int = 0  # seeds that gave a valid program
-    tries: int = 0  # candidates eager-checked
-    valid: int = 0
     unrenderable: int = 0  # samples skipped before any check
-    verdicts: Counter[str] = dataclasses.field(default_factory=Counter)
     dtypes: Counter[str] = dataclasses.field(default_factory=Counter)  # of valid programs
     modes: Counter[str] = dataclasses.field(default_factory=Counter)
     ops: Counter[str] = dataclasses.field(default_factory=Counter)
     invalid_ops: Counter[str] = dataclasses.field(default_factory=Counter)
-    check_seconds: float = 0.0
-
-    @property
-    def valid_rate(self) -> float:
-        return self.valid / self.tries if self.tries else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["check_seconds"] = round(self.check_seconds, 3)
-        d["valid_rate"] = round(self.valid_rate, 4)
-        return d
 
 
 @dataclasses.dataclass(frozen=True)
@@ -376,7 +359,7 @@ def pick_sequence(samples: list[Any], rng: random.Random) -> list[Any] | None:
 
 
 # -- the generator ------------------------------------------------------------------------------
-class OpInfoGenerator:
+class OpInfoGenerator(ValidatedFamily):
     """The ``opinfo`` generator (see the module docstring). Options as keywords or CLI strings."""
 
     name = "opinfo"
@@ -387,9 +370,8 @@ class OpInfoGenerator:
             raise ValueError(f"opinfo generator: mode must be one of {', '.join(MODES)}")
         self._catalog: list[OpEntry] | None = None
         self.stats = OpInfoStats()
-        self.client = WorkerClient(
-            worker, CheckOptions(timeout=self.opts.check_timeout, localize=False)
-        )
+        self.max_tries = self.opts.max_tries
+        super().__init__(worker, self.opts.check_timeout)
 
     @property
     def catalog(self) -> list[OpEntry]:
@@ -474,35 +456,18 @@ class OpInfoGenerator:
 
     def generate(self, seed: int, ctx: GenContext) -> Program | None:
         """The first eager-valid candidate for ``seed`` (None after ``max_tries`` that are not)."""
-        check = ctx.eager_check or self.client.eager
         self.stats.seeds += 1
-        for i, program in enumerate(self.candidates(seed)):
-            if i >= self.opts.max_tries:
-                break
-            t0 = time.monotonic()
-            result = check(program)
-            self.stats.check_seconds += time.monotonic() - t0
-            self.stats.tries += 1
-            self.stats.verdicts[result.verdict.value] += 1
-            note = dict(n.split("=", 1) for n in program.notes)
-            if result.verdict is Verdict.PASS:
-                self.stats.valid += 1
-                self.stats.programs += 1
-                self.stats.dtypes[note["dtype"].removeprefix("torch.")] += 1
-                self.stats.modes[note["mode"]] += 1
-                self.stats.ops[note["op"]] += 1
-                return program
-            self.stats.invalid_ops[note["op"]] += 1
-        return None
+        return self.first_valid(seed, ctx)
 
-    def close(self) -> None:
-        self.client.close()
+    def on_valid(self, program: Program) -> None:
+        note = dict(n.split("=", 1) for n in program.notes)
+        self.stats.programs += 1
+        self.stats.dtypes[note["dtype"].removeprefix("torch.")] += 1
+        self.stats.modes[note["mode"]] += 1
+        self.stats.ops[note["op"]] += 1
 
-    def __enter__(self) -> OpInfoGenerator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def on_invalid(self, program: Program) -> None:
+        self.stats.invalid_ops[dict(n.split("=", 1) for n in program.notes)["op"]] += 1
 
 
 __all__ = [

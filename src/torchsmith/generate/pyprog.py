@@ -21,21 +21,18 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from torchsmith.generate.coverage import WorkerClient
+from torchsmith.generate.family import FamilyStats, ValidatedFamily
 from torchsmith.generate.mutate import typed_options
 from torchsmith.generate.protocol import GenContext
 from torchsmith.generate.pyprog_base import Builder, Fragment
 from torchsmith.generate.pyprog_frags import FRAGMENTS_1
 from torchsmith.generate.pyprog_frags2 import FRAGMENTS_2
 from torchsmith.generate.pyprog_frags3 import FRAGMENTS_3
-from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
-from torchsmith.verdict import Verdict
 
 #: Every fragment by name, in a fixed order.
 FRAGMENTS: dict[str, Fragment] = {f.name: f for f in (*FRAGMENTS_1, *FRAGMENTS_2, *FRAGMENTS_3)}
@@ -54,32 +51,14 @@ class PyProgOptions:
 
 
 @dataclasses.dataclass
-class PyProgStats:
+class PyProgStats(FamilyStats):
     """What the generator did: seeds asked, candidates tried, valid ones, per fragment."""
 
     programs: int = 0  # seeds asked
     produced: int = 0  # seeds that gave a valid program
-    tries: int = 0  # candidates eager-checked
-    valid: int = 0
-    verdicts: Counter[str] = dataclasses.field(default_factory=Counter)
     fragments_tried: Counter[str] = dataclasses.field(default_factory=Counter)
     fragments_valid: Counter[str] = dataclasses.field(default_factory=Counter)
     features: Counter[str] = dataclasses.field(default_factory=Counter)
-    check_seconds: float = 0.0
-
-    @property
-    def valid_rate(self) -> float:
-        return self.valid / self.tries if self.tries else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe figures (counters as plain dicts, sorted by name)."""
-        d: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            d[f.name] = dict(sorted(value.items())) if isinstance(value, Counter) else value
-        d["check_seconds"] = round(self.check_seconds, 3)
-        d["valid_rate"] = round(self.valid_rate, 4)
-        return d
 
 
 def _parse_fragments(spec: str | tuple[str, ...] | list[str] | None) -> list[str]:
@@ -207,7 +186,7 @@ def features_of(program: Program) -> list[str]:
     return [n[5:] for n in program.notes if n.startswith("feat:")]
 
 
-class PythonGenerator:
+class PythonGenerator(ValidatedFamily):
     """The ``python`` generator (see the module docstring). Options as keywords or CLI strings."""
 
     name = "python"
@@ -220,9 +199,8 @@ class PythonGenerator:
         if self.opts.min_fragments < 1 or self.opts.max_fragments < self.opts.min_fragments:
             raise ValueError("python generator: need 1 <= min_fragments <= max_fragments")
         self.stats = PyProgStats()
-        self.client = WorkerClient(
-            worker, CheckOptions(timeout=self.opts.check_timeout, localize=False)
-        )
+        self.max_tries = self.opts.max_tries
+        super().__init__(worker, self.opts.check_timeout)
 
     def candidates(self, seed: int) -> Iterator[Program]:
         """The programs tried for ``seed``, in order (pure: renders, runs nothing)."""
@@ -233,34 +211,18 @@ class PythonGenerator:
 
     def generate(self, seed: int, ctx: GenContext) -> Program | None:
         """The first eager-valid candidate for ``seed`` (None after ``max_tries`` invalid ones)."""
-        check = ctx.eager_check or self.client.eager
         self.stats.programs += 1
-        for i, program in enumerate(self.candidates(seed)):
-            if i >= self.opts.max_tries:
-                break
-            t0 = time.monotonic()
-            result = check(program)
-            self.stats.check_seconds += time.monotonic() - t0
-            self.stats.tries += 1
-            self.stats.verdicts[result.verdict.value] += 1
-            frags = set(fragments_of(program))
-            self.stats.fragments_tried.update(frags)
-            if result.verdict is Verdict.PASS:
-                self.stats.valid += 1
-                self.stats.produced += 1
-                self.stats.fragments_valid.update(frags)
-                self.stats.features.update(features_of(program))
-                return program
-        return None
+        return self.first_valid(seed, ctx)
 
-    def close(self) -> None:
-        self.client.close()
+    def on_valid(self, program: Program) -> None:
+        self.stats.produced += 1
+        frags = set(fragments_of(program))
+        self.stats.fragments_tried.update(frags)
+        self.stats.fragments_valid.update(frags)
+        self.stats.features.update(features_of(program))
 
-    def __enter__(self) -> PythonGenerator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def on_invalid(self, program: Program) -> None:
+        self.stats.fragments_tried.update(set(fragments_of(program)))
 
 
 __all__ = [

@@ -1,0 +1,94 @@
+"""What the eager-checked program families share: candidates tried until one is valid.
+
+A family (``opinfo``, ``python``, ``rewrites``) yields candidate programs for a seed, most
+promising first; :meth:`ValidatedFamily.first_valid` eager-checks them crash-safely (the
+campaign's ``GenContext.eager_check``, else the family's own worker) and returns the first that
+passes, after at most ``max_tries``. :class:`FamilyStats` counts tries, valid ones, verdicts and
+check seconds; a family's own stats add what it records of its programs (dtypes, fragments,
+patterns) through the :meth:`~ValidatedFamily.on_valid` / ``on_invalid`` hooks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from torchsmith.generate.coverage import WorkerClient
+from torchsmith.generate.protocol import GenContext
+from torchsmith.options import CheckOptions
+from torchsmith.program.format import Program
+from torchsmith.verdict import Verdict
+
+
+@dataclasses.dataclass
+class FamilyStats:
+    """Candidates eager-checked, the valid ones, their verdicts and the seconds it took."""
+
+    tries: int = 0
+    valid: int = 0
+    verdicts: Counter[str] = dataclasses.field(default_factory=Counter)
+    check_seconds: float = 0.0
+
+    @property
+    def valid_rate(self) -> float:
+        return self.valid / self.tries if self.tries else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe figures (counters as plain dicts, sorted by name)."""
+        d: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            d[f.name] = dict(sorted(value.items())) if isinstance(value, Counter) else value
+        d["check_seconds"] = round(self.check_seconds, 3)
+        d["valid_rate"] = round(self.valid_rate, 4)
+        return d
+
+
+class ValidatedFamily:
+    """A family that eager-checks its candidates; subclasses give :meth:`candidates`."""
+
+    stats: FamilyStats
+    max_tries: int = 8
+
+    def __init__(self, worker: Any = None, check_timeout: float = 60.0) -> None:
+        self.client = WorkerClient(worker, CheckOptions(timeout=check_timeout, localize=False))
+
+    def candidates(self, seed: int) -> Iterator[Program]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def on_valid(self, program: Program) -> None:
+        """Record what a valid program holds (the family's own figures)."""
+
+    def on_invalid(self, program: Program) -> None:
+        """Record a candidate that did not pass the eager check."""
+
+    def first_valid(self, seed: int, ctx: GenContext) -> Program | None:
+        """The first of ``seed``'s candidates that passes the eager check (None after
+        ``max_tries`` that do not)."""
+        check = ctx.eager_check or self.client.eager
+        for i, program in enumerate(self.candidates(seed)):
+            if i >= self.max_tries:
+                break
+            t0 = time.monotonic()
+            result = check(program)
+            self.stats.check_seconds += time.monotonic() - t0
+            self.stats.tries += 1
+            self.stats.verdicts[result.verdict.value] += 1
+            if result.verdict is Verdict.PASS:
+                self.stats.valid += 1
+                self.on_valid(program)
+                return program
+            self.on_invalid(program)
+        return None
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> ValidatedFamily:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
