@@ -51,6 +51,28 @@ def python_family(gen: Any, figures: dict[str, Any]) -> None:
     print(f"feature mix            {_pct(st.features, produced)}")
 
 
+def rewrites_family(gen: Any, figures: dict[str, Any]) -> None:
+    """The ``rewrites`` family's own figures (from ``gen.stats`` and ``gen.catalog``): catalog
+    size, the template mix of the valid programs, each template's validity (valid tries / tries),
+    the catalog entries (patterns) reached."""
+    st = gen.stats
+    produced = max(st.produced, 1)
+    rate = {n: round(st.templates_valid[n] / t, 3) for n, t in st.templates_tried.items()}
+    figures["catalog_entries"] = len(gen.catalog)
+    figures["uncovered"] = len(gen.catalog.uncovered)
+    figures["templates"] = dict(st.templates_valid.most_common())
+    figures["template_validity"] = dict(sorted(rate.items(), key=lambda kv: kv[1]))
+    figures["patterns_reached"] = len(st.patterns_valid)
+    print(
+        f"catalog entries        {len(gen.catalog)} (uncovered rewrites {len(gen.catalog.uncovered)})"
+    )
+    print(f"templates used         {len(st.templates_valid)} of {len(gen.table)}")
+    print(f"template mix           {_pct(st.templates_valid, produced)}")
+    worst = [(k, v) for k, v in figures["template_validity"].items() if v < 1.0][:8]
+    print(f"templates < 100 %      {worst or 'none'}")
+    print(f"patterns reached       {len(st.patterns_valid)}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--family", default="opinfo", help="generator name (default opinfo)")
@@ -133,6 +155,8 @@ def main() -> int:
         print(f"ops of invalid tries   {figures['invalid_ops']}")
     if args.family == "python":
         python_family(gen, figures)
+    if args.family == "rewrites":
+        rewrites_family(gen, figures)
     if args.json_out:
         with open(args.json_out, "w") as f:
             json.dump(figures, f, indent=1)

@@ -22,7 +22,7 @@ from typing import Any
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.program.format import Program
 
-DEFAULT_FAMILIES = {"graph": 1.0, "opinfo": 2.0, "python": 1.5}
+DEFAULT_FAMILIES = {"graph": 1.0, "opinfo": 2.0, "python": 1.5, "rewrites": 1.5}
 BOOST = 20.0
 PRIOR = 50.0
 

@@ -46,6 +46,7 @@ REGISTRY: dict[str, str] = {
     "opinfo": "torchsmith.generate.opinfo:OpInfoGenerator",
     "mix": "torchsmith.generate.mix:MixGenerator",
     "python": "torchsmith.generate.pyprog:PythonGenerator",
+    "rewrites": "torchsmith.generate.rewrites:RewritesGenerator",
 }
 
 

@@ -39,13 +39,21 @@ from torchsmith.generate.rewrites_tpl_attn import TEMPLATES_ATTN
 from torchsmith.generate.rewrites_tpl_decomp import TEMPLATES_DECOMP
 from torchsmith.generate.rewrites_tpl_freeze import TEMPLATES_FREEZE
 from torchsmith.generate.rewrites_tpl_graph import TEMPLATES_GRAPH
+from torchsmith.generate.rewrites_tpl_mm import TEMPLATES_MM
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.verdict import Verdict
 
 #: Every template, by name, in a fixed order.
 TEMPLATES: dict[str, Template] = {
-    t.name: t for t in (*TEMPLATES_GRAPH, *TEMPLATES_DECOMP, *TEMPLATES_ATTN, *TEMPLATES_FREEZE)
+    t.name: t
+    for t in (
+        *TEMPLATES_GRAPH,
+        *TEMPLATES_MM,
+        *TEMPLATES_DECOMP,
+        *TEMPLATES_ATTN,
+        *TEMPLATES_FREEZE,
+    )
 }
 
 
@@ -117,9 +125,7 @@ def _mode(config: dict[str, Any], check: dict[str, Any]) -> str:
     return "fusion_options" if config else "default"
 
 
-def render_program(
-    seed: int, attempt: int, table: list[tuple[Template, list[Entry]]]
-) -> Program:
+def render_program(seed: int, attempt: int, table: list[tuple[Template, list[Entry]]]) -> Program:
     """The candidate program for ``seed`` and ``attempt`` (pure: no execution)."""
     tpl, entries = table[template_for(seed, len(table))]
     rng = random.Random(f"torchsmith-rewrites:{seed}:{attempt}")

@@ -82,6 +82,12 @@ def shape_lit(shape: Sequence[int]) -> str:
     return fmt(tuple(shape))
 
 
+def sizes(rng: random.Random, rank: int, lo: int = 1, hi: int = 7) -> list[int]:
+    """``rank`` sizes in ``[lo, hi]``, size 1 and odd sizes included."""
+    pool = [v for v in (1, 2, 3, 4, 5, 7, 8, 9) if lo <= v <= hi] or [lo]
+    return [rng.choice(pool) for _ in range(rank)]
+
+
 def pick_float(rng: random.Random, allowed: Sequence[str] = tuple(FLOAT_WEIGHTS)) -> str:
     """A float dtype name, float32 most often."""
     names = [d for d in FLOAT_WEIGHTS if d in allowed]

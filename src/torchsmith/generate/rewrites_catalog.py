@@ -145,7 +145,9 @@ KNOWN: tuple[Known, ...] = (
        {"inductor.efficient_conv_bn_eval_fx_passes": True}, ("inductor:efficient_conv_bn_eval",)),
     # -- split / cat (split_cat.py), switched on by the fusion options ----------------------------
     _sc("merge_splits", "merge_splits_pass", "split_cat", {**_SPLIT_NORM, "merge_splits_pass": {}}),
-    _sc("simplify_split_cat", "split_cat_pass", "split_cat", {**_SPLIT_NORM, "split_cat_pass": {}}),
+    _k("simplify_split_cat", SC, "pattern", "split_cat", "split_cat.split_cat_pass",
+       {PRE: {**_SPLIT_NORM, "split_cat_pass": {}}},
+       ("inductor:split_cat_pass", "inductor:scmerge_")),
     _k("merge_split_squeeze", SC, "pattern", "split_cat", "split_cat.split_cat_pass",
        {PRE: {**_SPLIT_NORM, "split_cat_pass": {}}},
        ("inductor:split_cat_pass", P + "RepeatedExpr_")),
@@ -171,6 +173,7 @@ KNOWN: tuple[Known, ...] = (
     *(_k(n, GB, "fusion", tpl, f"group_batch_fusion.{n} (pre grad)", None, (f"inductor:{n}",))
       for tpl, names in (("batch_linear", ("batch_linear", "batch_linear_lhs")),
                          ("batch_pointwise", ("batch_tanh", "batch_sigmoid", "batch_relu",
+                                              "batch_clamp", "batch_nan_to_num",
                                               "batch_layernorm")))
       for n in names),
     # -- misc (misc_patterns.py) ------------------------------------------------------------------

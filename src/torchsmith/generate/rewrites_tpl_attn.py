@@ -25,7 +25,7 @@ def _sizes(rng: random.Random) -> tuple[int, int, int, int, int]:
     """(batch, heads, query length, key length, head size)."""
     b = rng.choice((1, 1, 2, 3))
     h = rng.choice((1, 2, 4))
-    sq = rng.choice((1, 4, 5, 8, 9))
+    sq = rng.choice((1, 4, 5, 8, 9, 7, 16))
     sk = sq if rng.random() < 0.7 else rng.choice((3, 8, 11))
     d = rng.choice((4, 8, 15, 16, 32))
     return b, h, sq, sk, d
@@ -79,7 +79,7 @@ def sfdp_basic(rng: random.Random, target: str) -> Spec:
         s.ret = "torch.bmm(w, v)"
     else:
         _qkv(rng, s, [b, h, sq, d], [b, h, sk, d], dtype)
-        scores = rng.choice(("torch.matmul(q, k.transpose(-2, -1))", "q @ k.transpose(-2, -1)"))
+        scores = rng.choice(("torch.matmul(q, k.transpose(-2, -1))", "(q @ k.transpose(-2, -1))"))
         sc = _scale(rng, s, d, inverse=n in (1, 3))
         scaled = f"{scores}.div({sc})" if n in (1, 3) else f"{scores}.mul({sc})"
         if rng.random() < 0.3:
@@ -103,8 +103,10 @@ def _additive_mask(rng: random.Random, s: Spec, b: int, sq: int, sk: int, dtype:
     causal = shape[-2] == sq and rng.random() < 0.5
     if causal:
         lit = f"({sq}, {sk})"
-        expr = (f"torch.zeros({lit}, dtype=torch.{mdtype}).masked_fill("
-                f'~torch.ones({lit}, dtype=torch.bool).tril(), float("-inf"))')
+        expr = (
+            f"torch.zeros({lit}, dtype=torch.{mdtype}).masked_fill("
+            f'~torch.ones({lit}, dtype=torch.bool).tril(), float("-inf"))'
+        )
         if len(shape) == 4:
             expr = f"{expr}.view(1, 1, {sq}, {sk}).expand{tuple(shape)}"
     else:
@@ -214,7 +216,7 @@ def sfdp_masked_fill(rng: random.Random, target: str) -> Spec:
             s.body += ["scores = q @ k.transpose(-2, -1)", f"scores = scores.div({sc})"]
         s.body += ['fill_value = torch.full((), -float("inf"), dtype=q.dtype)',
                    f"m = ({mask} == 0).view((bs, 1, 1, k_len)).expand_as(scores)"]  # fmt: skip
-        w = f"torch.softmax(scores.masked_fill(m, fill_value), dim=-1)"
+        w = "torch.softmax(scores.masked_fill(m, fill_value), dim=-1)"
         s.ret = f"{_dropout(rng, s, w) if n in (17, 20) else w} @ v"
     _grad(rng, s, dtype, 0.2)
     s.note(dtype=dtype, bhsqskd=(b, h, sq, sk, d))

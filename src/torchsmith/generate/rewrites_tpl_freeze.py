@@ -116,14 +116,21 @@ def mkldnn_conv_binary(rng: random.Random, target: str) -> Spec:
     cin, cout = rng.choice((2, 3)), rng.choice((2, 4))
     s.init.append(f"self.conv = nn.Conv2d({cin}, {cout}, 3, padding=1, bias={rng.random() < 0.7})")
     n, hw = rng.choice((1, 2)), rng.choice((4, 5, 8))
-    x = s.add_input("x", tensor(rng, [n, cin, hw, hw], "float32", pick_layout(rng, 4, ("contiguous", "channels_last"))))
+    x = s.add_input(
+        "x",
+        tensor(
+            rng, [n, cin, hw, hw], "float32", pick_layout(rng, 4, ("contiguous", "channels_last"))
+        ),
+    )
     other_kind = rng.choice(("input", "input", "conv2", "broadcast"))
     if other_kind == "conv2":
         s.init.append(f"self.conv2 = nn.Conv2d({cin}, {cout}, 1)")
         other = f"self.conv2({x})"
     else:
         shape = [n, cout, hw, hw] if other_kind == "input" else [1, cout, 1, 1]
-        other = s.add_input("y", tensor(rng, shape, "float32", pick_layout(rng, 4, ("contiguous", "channels_last"))))
+        other = s.add_input(
+            "y", tensor(rng, shape, "float32", pick_layout(rng, 4, ("contiguous", "channels_last")))
+        )
     op = rng.choice(("+", "+", "-"))
     s.body.append(f"h = self.conv({x}) {op} {other}" if op == "-" or rng.random() < 0.5
                   else f"h = {other} + self.conv({x})")  # fmt: skip
@@ -139,7 +146,15 @@ def mkldnn_linear(rng: random.Random, target: str) -> Spec:
     cast = f".to(torch.{dtype})" if dtype != "float32" else ""
     s.init.append(f"self.fc = nn.Linear({fin}, {fout}, bias={rng.random() < 0.8}){cast}")
     lead = rng.choice(([2], [1], [3, 4], [2, 1, 3]))
-    x = s.add_input("x", tensor(rng, [*lead, fin], dtype, pick_layout(rng, len(lead) + 1, ("contiguous", "offset", "transposed"))))
+    x = s.add_input(
+        "x",
+        tensor(
+            rng,
+            [*lead, fin],
+            dtype,
+            pick_layout(rng, len(lead) + 1, ("contiguous", "offset", "transposed")),
+        ),
+    )
     s.body.append(f"h = self.fc({x})")
     tail = rng.choice(("unary", "unary", "binary", "none"))
     if tail == "unary":
@@ -192,7 +207,9 @@ def split_cat(rng: random.Random, target: str) -> Spec:
     d = rng.randrange(rank)
     dd = d - rank if rng.random() < 0.3 else d
     nparts = rng.choice((2, 3))
-    stack = target == "split_stack_to_cats" or (target != "split_cat_to_slices" and rng.random() < 0.2)
+    stack = target == "split_stack_to_cats" or (
+        target != "split_cat_to_slices" and rng.random() < 0.2
+    )
     shape[d] = nparts * rng.choice((2, 3)) if stack else rng.choice((6, 8, 9))
     dtype = rng.choice(("float32", "float32", "float16", "int64"))
     x = s.add_input("x", tensor(rng, shape, dtype, pick_layout(rng, rank)))
@@ -239,7 +256,9 @@ def unbind_stack(rng: random.Random, target: str) -> Spec:
     x = s.add_input("x", tensor(rng, shape, rng.choice(("float32", "float32", "int64", "bfloat16")),
                                 pick_layout(rng, rank)))  # fmt: skip
     s.body.append(rng.choice((f"parts = torch.unbind({x}, dim={d})", f"parts = {x}.unbind({d})")))
-    items = "parts" if rng.random() < 0.5 else f"[{', '.join(f'parts[{i}]' for i in range(shape[d]))}]"
+    items = (
+        "parts" if rng.random() < 0.5 else f"[{', '.join(f'parts[{i}]' for i in range(shape[d]))}]"
+    )
     if target == "unbind_cat_to_view":
         s.ret = f"torch.cat({items}, dim={rng.randrange(rank - 1)})"
     elif target == "unbind_stack_to_slices":
@@ -255,22 +274,37 @@ def split_cat_aten(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((2, 3))
     shape = [rng.choice((2, 3, 4)) for _ in range(rank)]
-    d = rng.randrange(rank)
-    shape[d] = rng.choice((4, 6, 9))
-    x = s.add_input("x", tensor(rng, shape, rng.choice(("float32", "float32", "float16")), pick_layout(rng, rank)))
+    d = rng.randrange(rank - 1) if target != "merge_split_cat_aten" else rng.randrange(rank)
+    shape[d] = rng.choice((3, 4, 6, 9))
+    dtype = rng.choice(("float32", "float32", "float16"))
+    x = s.add_input("x", tensor(rng, shape, dtype, pick_layout(rng, rank)))
+    n = shape[d]
     if target == "merge_select_cat_aten":
-        idx = ", ".join(f"{x}.select({d}, {i}).unsqueeze({d})" for i in range(shape[d]))
-        s.ret = f"torch.cat([{idx}], dim={d}) * 2"
+        sel = [f"{x}.select({d}, {i})" for i in range(n)]
+        s.ret = f"torch.cat([{', '.join(sel)}], dim={d}) * 2"
     elif target == "merge_unbind_stack_aten":
-        s.ret = f"torch.stack(torch.unbind({x}, {d}), {d}) + 1"
-    else:
-        sizes = _split_sizes(rng, shape[d], rng.choice((2, 3)))
-        s.body.append(f"p = torch.split({x}, {sizes}, dim={d})")
-        mid = [f"p[{i}]" for i in range(len(sizes))]
         if rng.random() < 0.5:
-            mid[0] = "p[0] * 2"
-        s.ret = f"torch.cat([{', '.join(mid)}], dim={d})"
-    s.note(dim=d)
+            s.ret = f"torch.stack(torch.unbind({x}, {d}), {d}) + 1"
+        else:
+            sel = [f"{x}.select({d}, {i}).unsqueeze({d})" for i in range(n)]
+            s.ret = f"torch.cat([{', '.join(sel)}], dim={d}) + 1"
+    else:
+        sizes = _split_sizes(rng, n, min(n, rng.choice((3, 4))))
+        s.body.append(f"p = torch.split({x}, {sizes}, dim={d})")
+        items = [f"p[{i}]" for i in range(len(sizes))]
+        other = list(shape)
+        other[d] = 2
+        items.insert(rng.choice((0, len(items))), s.add_input("y", tensor(rng, other, dtype)))
+        s.ret = f"torch.cat([{', '.join(items)}], dim={d})"
+        threshold = rng.choice((2, 2, 3))
+        s.config = {
+            "inductor.post_grad_fusion_options": {
+                "normalization_aten_pass": {},
+                "split_cat_aten_pass": {"threshold_to_cat": threshold},
+            }
+        }
+        s.note(threshold_to_cat=threshold)
+    s.note(dim=d, dtype=dtype)
     return s
 
 
@@ -279,7 +313,9 @@ def batch_linear(rng: random.Random, target: str) -> Spec:
     n = rng.randint(2, 5)
     fin, fout = rng.choice((4, 8)), rng.choice((3, 6))
     bias = rng.random() < 0.7
-    s.init.append(f"self.ls = nn.ModuleList([nn.Linear({fin}, {fout}, bias={bias}) for _ in range({n})])")
+    s.init.append(
+        f"self.ls = nn.ModuleList([nn.Linear({fin}, {fout}, bias={bias}) for _ in range({n})])"
+    )
     rows = rng.choice((1, 2, 4))
     if target == "batch_linear_lhs":
         x = s.add_input("x", tensor(rng, [rows, fin], "float32"))
@@ -288,7 +324,9 @@ def batch_linear(rng: random.Random, target: str) -> Spec:
         xs = [s.add_input(f"x{i}", tensor(rng, [rows, fin], "float32")) for i in range(n)]
         ys = [f"self.ls[{i}]({xi})" for i, xi in enumerate(xs)]
     s.ret = rng.choice((f"torch.stack([{', '.join(ys)}])", f"torch.cat([{', '.join(ys)}], dim=1)"))
-    s.config = {"inductor.pre_grad_fusion_options": {target: {"min_fuse_set_size": rng.randint(2, n)}}}
+    s.config = {
+        "inductor.pre_grad_fusion_options": {target: {"min_fuse_set_size": rng.randint(2, n)}}
+    }
     s.note(n=n, bias=bias)
     return s
 
@@ -297,15 +335,21 @@ def batch_pointwise(rng: random.Random, target: str) -> Spec:
     s = Spec(module=target == "batch_layernorm")
     n = rng.randint(2, 5)
     shape = [rng.choice((1, 3, 4)), rng.choice((5, 8))]
-    xs = [s.add_input(f"x{i}", tensor(rng, shape, "float32", pick_layout(rng, 2))) for i in range(n)]
+    xs = [
+        s.add_input(f"x{i}", tensor(rng, shape, "float32", pick_layout(rng, 2))) for i in range(n)
+    ]
     if target == "batch_layernorm":
         s.init.append(f"self.ns = nn.ModuleList([nn.LayerNorm({shape[-1]}) for _ in range({n})])")
         ys = [f"self.ns[{i}]({x})" for i, x in enumerate(xs)]
     else:
-        fn = {"batch_tanh": "torch.tanh", "batch_sigmoid": "torch.sigmoid", "batch_relu": "torch.relu"}[target]
-        ys = [f"{fn}({x})" for x in xs]
+        call = {"batch_tanh": "torch.tanh({})", "batch_sigmoid": "torch.sigmoid({})",
+                "batch_relu": "F.relu({})", "batch_clamp": "torch.clamp({}, min=-0.5, max=0.75)",
+                "batch_nan_to_num": "torch.nan_to_num({}, nan=0.0)"}[target]  # fmt: skip
+        ys = [call.format(x) for x in xs]
     s.ret = rng.choice((f"torch.stack([{', '.join(ys)}])", f"torch.cat([{', '.join(ys)}])"))
-    s.config = {"inductor.pre_grad_fusion_options": {target: {"min_fuse_set_size": rng.randint(2, n)}}}
+    s.config = {
+        "inductor.pre_grad_fusion_options": {target: {"min_fuse_set_size": rng.randint(2, n)}}
+    }
     s.note(n=n)
     return s
 
@@ -331,6 +375,7 @@ TEMPLATES_FREEZE: tuple[Template, ...] = (
     Template("split_cat_aten", ("merge_split_cat_aten", "merge_select_cat_aten",
                                 "merge_unbind_stack_aten"), split_cat_aten),
     Template("batch_linear", ("batch_linear", "batch_linear_lhs"), batch_linear),
-    Template("batch_pointwise", ("batch_tanh", "batch_sigmoid", "batch_relu", "batch_layernorm"),
+    Template("batch_pointwise", ("batch_tanh", "batch_sigmoid", "batch_relu", "batch_clamp",
+                                 "batch_nan_to_num", "batch_layernorm"),
              batch_pointwise),
 )  # fmt: skip

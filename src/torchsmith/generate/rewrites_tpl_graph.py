@@ -1,7 +1,7 @@
-"""``rewrites`` templates for the joint-graph and post-grad peepholes and the small-matmul
-decompositions: views and permutes that cancel, dtype-conversion chains, scaled softmax, one-hot
-scatter on a constant, uniform-value folding, no-op removal, cumsum of a constant, cat/split
-round trips, mm + bias -> addmm, mm/addmm/bmm with a dimension of 1, numpy-style keywords.
+"""``rewrites`` templates for the joint-graph and post-grad peepholes: views and permutes that
+cancel, dtype-conversion chains, scaled softmax, one-hot scatter on a constant, uniform-value
+folding, no-op removal, cumsum of a constant, cat/split round trips (matrix products are in
+``rewrites_tpl_mm``).
 
 Each ``render(rng, target)`` returns a :class:`~torchsmith.generate.rewrites_base.Spec`; it
 varies dtypes, sizes (1 and odd sizes included), layouts, broadcasting and keyword arguments,
@@ -13,22 +13,18 @@ from __future__ import annotations
 import random
 
 from torchsmith.generate.rewrites_base import (
+    Render,
     Spec,
     Template,
     fmt,
     pick_float,
     pick_layout,
     shape_lit,
+    sizes,
     tensor,
 )
 
 FLOATS = ("float32", "float64", "float16", "bfloat16")
-
-
-def _dims(rng: random.Random, rank: int, lo: int = 1, hi: int = 7) -> list[int]:
-    return [
-        rng.choice((1, 2, 3, 4, 5, 7, 8)) if hi >= 8 else rng.randint(lo, hi) for _ in range(rank)
-    ]
 
 
 def _tail(rng: random.Random, name: str, dtype: str) -> str:
@@ -41,7 +37,7 @@ def _tail(rng: random.Random, name: str, dtype: str) -> str:
 def views(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((2, 3, 3, 4))
-    shape = _dims(rng, rank)
+    shape = sizes(rng, rank)
     dtype = rng.choice(("float32", "float32", "int64", "int32", pick_float(rng)))
     pair = target == "pointless_view_pair" or rng.random() < 0.3
     layout = (
@@ -78,7 +74,7 @@ def views(rng: random.Random, target: str) -> Spec:
 def permutes(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((2, 3, 4))
-    shape = _dims(rng, rank)
+    shape = sizes(rng, rank)
     dtype = rng.choice(("float32", "float32", "int64", pick_float(rng)))
     layout = pick_layout(rng, rank)
     x = s.add_input("x", tensor(rng, shape, dtype, layout))
@@ -108,7 +104,7 @@ _WIDTH = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 
 def convert_chain(rng: random.Random, target: str) -> Spec:
     s = Spec()
-    shape = _dims(rng, rng.choice((1, 2, 3)))
+    shape = sizes(rng, rng.choice((1, 2, 3)))
     src = pick_float(rng)
     while True:
         mid, dst = pick_float(rng), pick_float(rng)
@@ -140,7 +136,7 @@ def convert_chain(rng: random.Random, target: str) -> Spec:
 def scaled_softmax(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((2, 3, 4))
-    shape = _dims(rng, rank, 1, 9)
+    shape = sizes(rng, rank, 1, 9)
     dtype = pick_float(rng)
     dim = rng.randrange(-rank, rank)
     x = s.add_input("x", tensor(rng, shape, dtype, pick_layout(rng, rank)))
@@ -210,7 +206,7 @@ def one_hot(rng: random.Random, target: str) -> Spec:
 def uniform_fold(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((1, 2, 3))
-    shape = _dims(rng, rank)
+    shape = sizes(rng, rank)
     dtype = rng.choice(("float32", "float32", "int64", "int32", pick_float(rng)))
     x = s.add_input("x", tensor(rng, shape, dtype, pick_layout(rng, rank)))
     cdtype = rng.choice((dtype, dtype, "float32", "float64", "int64"))
@@ -253,7 +249,7 @@ _NOOPS_I = ("slice", "repeat", "pad", "cat", "pow", "clone", "floor", "ceil", "r
 def noop_ops(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((1, 2, 3))
-    shape = _dims(rng, rank)
+    shape = sizes(rng, rank)
     dtype = rng.choice(("float32", "float32", "int64", "int32", pick_float(rng)))
     is_int = dtype.startswith("int")
     x = s.add_input("x", tensor(rng, shape, dtype, pick_layout(rng, rank)))
@@ -303,7 +299,7 @@ def noop_ops(rng: random.Random, target: str) -> Spec:
 def full_cumsum(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((1, 2, 3))
-    shape = _dims(rng, rank, 1, 9)
+    shape = sizes(rng, rank, 1, 9)
     dtype = rng.choice(("float32", "float32", "int64", "int32", "bool", "float64", "float16",
                         "bfloat16"))  # fmt: skip
     dim = rng.randrange(-rank, rank)
@@ -357,21 +353,21 @@ def cat_slice_cat(rng: random.Random, target: str) -> Spec:
 def split_cat_identity(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((2, 3))
-    shape = _dims(rng, rank, 2, 8)
+    shape = sizes(rng, rank, 2, 8)
     dim = rng.randrange(rank)
     shape[dim] = rng.choice((5, 6, 8, 9))
     dtype = _cat_dtype(rng)
     x = s.add_input("x", tensor(rng, shape, dtype, pick_layout(rng, rank)))
     cut = sorted(rng.sample(range(1, shape[dim]), rng.choice((1, 2))))
-    sizes = [b - a for a, b in zip([0, *cut], [*cut, shape[dim]])]
+    split_sizes = [b - a for a, b in zip([0, *cut], [*cut, shape[dim]])]
     h = "x" if dtype == "bool" or rng.random() < 0.3 else "h"
     if h == "h":
         s.body.append(f"h = {x} * 2")
     form = rng.choice(("split", "method", "sections"))
-    call = (f"torch.split({h}, {sizes}, dim={dim})" if form == "split"
-            else f"{h}.split_with_sizes({sizes}, {dim})" if form == "method"
-            else f"torch.split({h}, {sizes}, {dim - rank})")  # fmt: skip
-    parts = [f"p{i}" for i in range(len(sizes))]
+    call = (f"torch.split({h}, {split_sizes}, dim={dim})" if form == "split"
+            else f"{h}.split_with_sizes({split_sizes}, {dim})" if form == "method"
+            else f"torch.split({h}, {split_sizes}, {dim - rank})")  # fmt: skip
+    parts = [f"p{i}" for i in range(len(split_sizes))]
     s.body.append(
         f"{', '.join(parts)}, = {call}" if len(parts) == 1 else f"{', '.join(parts)} = {call}"
     )
@@ -381,14 +377,14 @@ def split_cat_identity(rng: random.Random, target: str) -> Spec:
     s.ret = f"torch.cat([{', '.join(order)}], {cdim})"
     if dtype != "bool":
         s.ret += rng.choice(("", " + 1", " * 3"))
-    s.note(dtype=dtype, sizes=sizes, dim=dim, near_miss=near)
+    s.note(dtype=dtype, split_sizes=split_sizes, dim=dim, near_miss=near)
     return s
 
 
 def cat_split_identity(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((2, 3))
-    base = _dims(rng, rank, 1, 6)
+    base = sizes(rng, rank, 1, 6)
     dim = rng.randrange(rank)
     dtype = _cat_dtype(rng)
     widths = [rng.choice((1, 2, 3, 5)) for _ in range(rng.choice((2, 3)))]
@@ -398,12 +394,12 @@ def cat_split_identity(rng: random.Random, target: str) -> Spec:
         shape[dim] = w
         names.append(s.add_input(f"a{i}", tensor(rng, shape, dtype, pick_layout(rng, rank))))
     near = rng.random() < 0.15 and widths[0] != widths[1]
-    sizes = list(widths)
+    split_sizes = list(widths)
     if near:
-        sizes[0], sizes[1] = sizes[1], sizes[0]
+        split_sizes[0], split_sizes[1] = split_sizes[1], split_sizes[0]
     s.body.append(f"c = torch.cat([{', '.join(names)}], {dim})")
-    outs = [f"p{i}" for i in range(len(sizes))]
-    s.body.append(f"{', '.join(outs)} = torch.split(c, {sizes}, {dim})")
+    outs = [f"p{i}" for i in range(len(split_sizes))]
+    s.body.append(f"{', '.join(outs)} = torch.split(c, {split_sizes}, {dim})")
     if dtype == "bool":
         s.ret = f"({', '.join(outs)})"
     else:
@@ -412,133 +408,8 @@ def cat_split_identity(rng: random.Random, target: str) -> Spec:
     return s
 
 
-def mm_bias(rng: random.Random, target: str) -> Spec:
-    s = Spec()
-    m, k, n = (rng.choice((1, 2, 3, 5, 8, 16)) for _ in range(3))
-    dtype = rng.choice(("float32", "float32", "float64", "bfloat16", "float16", "int64"))
-    a = s.add_input(
-        "a", tensor(rng, [m, k], dtype, pick_layout(rng, 2, ("contiguous", "transposed", "offset")))
-    )
-    b = s.add_input(
-        "b",
-        tensor(rng, [k, n], dtype, pick_layout(rng, 2, ("contiguous", "transposed", "expanded"))),
-    )
-    bshape = rng.choice(([n], [1, n], [m, n], [m, 1], [], [1]))
-    bdtype = dtype if rng.random() < 0.85 else rng.choice(("float32", "float64"))
-    bias = s.add_input("bias", tensor(rng, bshape, bdtype))
-    mm = rng.choice((f"torch.mm({a}, {b})", f"{a} @ {b}", f"torch.matmul({a}, {b})"))
-    s.ret = rng.choice((f"{mm} + {bias}", f"{bias} + {mm}", f"torch.add({mm}, {bias})"))
-    if rng.random() < 0.3:
-        s.ret = f"torch.relu({s.ret})" if dtype != "int64" else f"({s.ret}) * 2"
-    s.note(dtype=dtype, bias_shape=bshape, bias_dtype=bdtype, mkn=(m, k, n))
-    return s
-
-
-def small_mm(rng: random.Random, target: str) -> Spec:
-    s = Spec()
-    dtype = rng.choice(("float32", "float32", "float64", "float16", "bfloat16", "int64"))
-    if rng.random() < 0.5:
-        k = rng.choice((1, 2, 3, 7, 16, 33))
-        sa, sb = [1, k], [k, 1]
-    else:
-        m, n = rng.choice(((2, 3), (4, 4), (3, 5), (8, 2), (16, 1), (5, 9)))
-        sa, sb = [m, 1], [1, n]
-    a = s.add_input(
-        "a", tensor(rng, sa, dtype, pick_layout(rng, 2, ("contiguous", "transposed", "offset")))
-    )
-    b = s.add_input(
-        "b", tensor(rng, sb, dtype, pick_layout(rng, 2, ("contiguous", "transposed", "expanded")))
-    )
-    s.ret = rng.choice((f"torch.mm({a}, {b})", f"{a} @ {b}", f"torch.matmul({a}, {b})"))
-    if rng.random() < 0.4:
-        s.ret = f"({s.ret}) * 2"
-    s.note(dtype=dtype, a=sa, b=sb)
-    return s
-
-
-def small_addmm(rng: random.Random, target: str) -> Spec:
-    s = Spec()
-    dtype = rng.choice(("float32", "float32", "float64", "float16", "bfloat16"))
-    k, n = rng.choice((1, 2, 3, 7, 16)), rng.choice((1, 2, 5, 8, 16))
-    beta, alpha = rng.choice((1, 0.5, 0, 2, -1)), rng.choice((1, 2, 0.5, -1))
-    if rng.random() < 0.35:  # a one-row linear
-        x = s.add_input("x", tensor(rng, [1, k], dtype))
-        w = s.add_input("w", tensor(rng, [n, k], dtype))
-        bias = s.add_input("bias", tensor(rng, [n], dtype))
-        s.ret = f"F.linear({x}, {w}, {bias})"
-        s.note(form="linear")
-    else:
-        bias = s.add_input("bias", tensor(rng, rng.choice(([n], [1, n])), dtype))
-        a = s.add_input(
-            "a", tensor(rng, [1, k], dtype, pick_layout(rng, 2, ("contiguous", "offset")))
-        )
-        b = s.add_input(
-            "b", tensor(rng, [k, n], dtype, pick_layout(rng, 2, ("contiguous", "transposed")))
-        )
-        kw = []
-        if beta != 1 or rng.random() < 0.3:
-            kw.append(f"beta={beta}")
-        if alpha != 1 or rng.random() < 0.3:
-            kw.append(f"alpha={alpha}")
-        s.ret = f"torch.addmm({', '.join([bias, a, b, *kw])})"
-        s.note(form="addmm", beta=beta, alpha=alpha)
-    s.note(dtype=dtype, k=k, n=n)
-    return s
-
-
-def small_bmm(rng: random.Random, target: str) -> Spec:
-    s = Spec()
-    dtype = rng.choice(("float32", "float32", "float64", "float16", "bfloat16"))
-    bsz, k = rng.choice((1, 2, 3, 5)), rng.choice((1, 2, 4, 7, 16))
-    outer = rng.random() < 0.3
-    sa, sb = (
-        ([bsz, rng.choice((2, 3)), 1], [bsz, 1, rng.choice((2, 5))])
-        if outer
-        else ([bsz, 1, k], [bsz, k, 1])
-    )
-    a = s.add_input(
-        "a", tensor(rng, sa, dtype, pick_layout(rng, 3, ("contiguous", "transposed", "offset")))
-    )
-    b = s.add_input(
-        "b", tensor(rng, sb, dtype, pick_layout(rng, 3, ("contiguous", "permuted", "expanded")))
-    )
-    s.ret = rng.choice((f"torch.bmm({a}, {b})", f"{a} @ {b}", f"torch.matmul({a}, {b})"))
-    if rng.random() < 0.4:
-        s.ret = f"({s.ret}).sum(-1)"
-    s.note(dtype=dtype, a=sa, b=sb, outer=outer)
-    return s
-
-
-def numpy_compat(rng: random.Random, target: str) -> Spec:
-    s = Spec()
-    rank = rng.choice((2, 3))
-    shape = _dims(rng, rank, 1, 6)
-    dtype = pick_float(rng)
-    x = s.add_input("x", tensor(rng, shape, dtype, pick_layout(rng, rank)))
-    axis = rng.randrange(-rank, rank)
-    keep = rng.choice((True, False))
-    calls = [
-        f"torch.sum({x}, axis={axis}, keepdims={keep})",
-        f"torch.mean({x}, axis={axis}, keepdims={keep})",
-        f"torch.amax({x}, axis={axis}, keepdims={keep})",
-        f"torch.amin({x}, axis={axis})",
-        f"torch.cumsum({x}, axis={axis})",
-    ]
-    if shape[axis] > 1:
-        calls.append(f"torch.std({x}, axis={axis}, keepdims={keep})")
-    if dtype in ("float32", "float64"):  # (no ties to break)
-        calls.append(f"torch.argmax({x}, axis={axis}, keepdims={keep})")
-    if rng.random() < 0.4:
-        y = s.add_input("y", tensor(rng, shape, dtype))
-        calls += [f"torch.maximum(x1={x}, x2={y})", f"torch.add(x1={x}, x2={y})"]
-    chosen = rng.sample(calls, rng.randint(1, 3))
-    s.ret = chosen[0] if len(chosen) == 1 else f"({', '.join(chosen)})"
-    s.note(dtype=dtype, calls=len(chosen))
-    return s
-
-
-def _t(name: str, fn: object, *entries: str) -> Template:
-    return Template(name, entries, fn)  # type: ignore[arg-type]
+def _t(name: str, fn: Render, *entries: str) -> Template:
+    return Template(name, entries, fn)
 
 
 TEMPLATES_GRAPH: tuple[Template, ...] = (
@@ -553,9 +424,4 @@ TEMPLATES_GRAPH: tuple[Template, ...] = (
     _t("cat_slice_cat", cat_slice_cat, "cat_slice_cat"),
     _t("split_cat_identity", split_cat_identity, "splitwithsizes_cat_replace"),
     _t("cat_split_identity", cat_split_identity, "cat_splitwithsizes_replace"),
-    _t("mm_bias", mm_bias, "addmm"),
-    _t("small_mm", small_mm, "decompose_mm"),
-    _t("small_addmm", small_addmm, "decompose_addmm"),
-    _t("small_bmm", small_bmm, "decompose_bmm"),
-    _t("numpy_compat", numpy_compat, "NumpyCompatNormalization"),
 )

@@ -1,0 +1,205 @@
+"""The ``rewrites`` generator family without workers: the catalog is read from the installed
+torch, same seed same bytes, every template reachable, canonical programs that run in eager
+in-process (the worker's runtime, called directly), the declared settings and notes, options
+and the retry loop. tests/integration/test_rewrites_family_compile.py compiles some of them
+and checks that their rewrite fired."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from collections import Counter
+
+import pytest
+
+from torchsmith.generate.mix import DEFAULT_FAMILIES
+from torchsmith.generate.protocol import GenContext, get_generator
+from torchsmith.generate.rewrites import (
+    TEMPLATES,
+    RewritesGenerator,
+    choices,
+    note_of,
+    render_program,
+    template_for,
+)
+from torchsmith.generate.rewrites_catalog import build_catalog, features_fired, read_file
+from torchsmith.options import CheckOptions
+from torchsmith.oracle import runtime
+from torchsmith.program.format import declared_settings, entry_of, is_canonical
+from torchsmith.program.load import program_from_source
+from torchsmith.verdict import CheckResult, Verdict
+
+
+@pytest.fixture(scope="module")
+def table():
+    return choices(build_catalog())
+
+
+def passes(p) -> CheckResult:
+    return CheckResult(Verdict.PASS, reason="valid in eager")
+
+
+def test_the_catalog_is_read_from_the_installed_torch():
+    cat = build_catalog()
+    import torch
+
+    assert cat.torch_version == torch.__version__
+    names = set(cat.entries)
+    attention = {n for n in names if n.startswith("_sfdp_pattern_")}
+    assert len(attention) >= 10, "no scaled-dot-product attention pattern found"
+    passes_ = {e.pass_name.split(".")[0] for e in cat.entries.values()}
+    assert {"joint_graph", "post_grad", "decomposition", "split_cat"} <= passes_, passes_
+    assert {"addmm", "pointless_view", "pointless_cumsum_replacement", "folded_op"} <= names
+    assert sum(n.startswith("decomp.") for n in names) >= 30  # from the decomposition table
+    assert cat.read["fx_passes/post_grad.py"]["patterns"] >= 5
+    assert cat.read["decomposition table"]["ops"] > 500
+    assert cat.uncovered  # registered rewrites no template covers are listed, not hidden
+    assert all(e.source.split(":")[0].endswith(".py") for e in cat.entries.values())
+    freezing = cat.entries["folded_op"]
+    assert freezing.config == {"inductor.freezing": True}
+    assert build_catalog() is cat  # read once per process
+
+
+def test_read_file_finds_registrations_counters_and_fusions(tmp_path):
+    src = tmp_path / "passes.py"
+    src.write_text(
+        textwrap.dedent(
+            """
+            @register_graph_pattern(CallFunction(aten.mm, Arg(), Arg()), pass_dict=patterns)
+            def fold_it(match, a, b):
+                counters["inductor"]["fold_it_count"] += 1
+
+            @register_fusion("batch_thing")
+            class BatchThing:
+                pass
+
+            def helper():
+                pass
+            """
+        )
+    )
+    facts = read_file(str(src))
+    assert facts.handlers == {"fold_it": "patterns"}
+    assert facts.counters == {"fold_it_count"} and facts.fusions == {"batch_thing"}
+    assert {"fold_it", "BatchThing", "helper"} <= facts.defs
+
+
+def test_same_seed_same_bytes_different_seeds_differ(table):
+    for seed in (0, 7, 123):
+        a = render_program(seed, 0, table)
+        assert a.source == render_program(seed, 0, table).source
+        assert render_program(seed, 1, table).source != a.source
+        g1 = RewritesGenerator().generate(seed, GenContext(eager_check=passes))
+        g2 = RewritesGenerator().generate(seed, GenContext(eager_check=passes))
+        assert g1 is not None and g2 is not None and g1.source == g2.source == a.source
+    assert len({render_program(s, 0, table).source for s in range(40)}) == 40
+
+
+def test_every_template_is_reached_within_300_seeds(table):
+    assert {t.name for t, _ in table} == set(TEMPLATES)  # all supported by this torch
+    assert len(TEMPLATES) >= 25
+    used = Counter(note_of(render_program(s, 0, table), "template") for s in range(300))
+    assert set(used) == set(TEMPLATES), set(TEMPLATES) - set(used)
+    assert sorted(template_for(s, 7) for s in range(7)) == list(range(7))
+    entries = {note_of(render_program(s, 0, table), "pattern") for s in range(300)}
+    assert len(entries) >= 60
+
+
+def _run_eager(p) -> None:
+    loaded = runtime.load(p, 0)
+    runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=False)
+
+
+def test_programs_are_canonical_and_run_in_eager(table):
+    ok = 0
+    programs = [render_program(s, 0, table) for s in range(60)]
+    for p in programs:
+        tree = ast.parse(p.source)
+        assert is_canonical(tree) and entry_of(tree, p.name) == p.model
+        assert program_from_source(p.source, name=p.name, scripts=False).model == p.model
+        assert p.origin == "generated" and p.notes[0] == "family=rewrites"
+        assert note_of(p, "pattern") and note_of(p, "source")
+        assert note_of(p, "expect") or note_of(p, "absent") or note_of(p, "pattern") == "none"
+        try:
+            _run_eager(p)
+        except Exception:
+            continue
+        ok += 1
+    assert ok >= 0.97 * len(programs)
+
+
+def test_declared_settings_turn_the_passes_on(table):
+    seen = Counter()
+    for s in range(300):
+        p = render_program(s, 0, table)
+        _, config, check = declared_settings(p.source)
+        tpl = note_of(p, "template")
+        if tpl in ("conv_binary_folding", "mkldnn_linear", "concat_linear"):
+            assert config.get("inductor.freezing") is True
+            seen["freezing"] += 1
+        if tpl in ("split_cat", "batch_linear", "batch_pointwise"):
+            assert "inductor.pre_grad_fusion_options" in config
+            seen["pre_grad"] += 1
+        if tpl == "split_cat_aten":
+            assert "inductor.post_grad_fusion_options" in config
+        if check.get("grad"):
+            assert note_of(p, "mode") == "grad"
+            seen["grad"] += 1
+    assert seen["freezing"] and seen["pre_grad"] and seen["grad"]
+
+
+def test_variation_covers_dtypes_layouts_and_keywords(table):
+    sources = [render_program(s, 0, table).source for s in range(300)]
+    text = "\n".join(sources)
+    for needle in ("torch.float16", "torch.bfloat16", "torch.float64", "torch.int64",
+                   ".transpose(-2, -1)", "channels_last", ".expand(", "beta=", "alpha=",
+                   "keepdim", "dim=", "class Model", "def fn("):  # fmt: skip
+        assert needle in text, needle
+
+
+def test_features_fired():
+    assert features_fired((("inductor:fuse_attention",), ()), {"inductor:fuse_attention"})
+    assert not features_fired((("inductor:fuse_attention",), ()), {"inductor:x"})
+    assert features_fired((("pattern:MultiOutputPattern_",), ()), {"pattern:MultiOutputPattern_a"})
+    lowered = {"lowering:aten.lerp.Scalar"}
+    assert not features_fired(((), ("lowering:aten.lerp.",)), lowered)
+    assert features_fired(((), ("lowering:aten.lerp.",)), {"lowering:aten.add.Tensor"})
+    assert not features_fired(((), ()), {"anything"})
+
+
+def test_options_filter_and_registry():
+    gen = get_generator("rewrites", patterns="sfdp_")
+    assert isinstance(gen, RewritesGenerator)
+    assert all(t.name.startswith("sfdp_") for t, _ in gen.table)
+    one = RewritesGenerator(patterns="^pointless_cumsum_replacement$")
+    assert [(t.name, [e.name for e in es]) for t, es in one.table] == [
+        ("full_cumsum", ["pointless_cumsum_replacement"])
+    ]
+    assert all(note_of(next(one.candidates(s)), "pattern") == "pointless_cumsum_replacement"
+               for s in range(5))  # fmt: skip
+    with pytest.raises(ValueError, match="no template"):
+        RewritesGenerator(patterns="^nothing-like-this$")
+    assert DEFAULT_FAMILIES["rewrites"] == 1.5
+
+
+def test_invalid_candidates_are_retried_then_given_up():
+    seen: list[str] = []
+
+    def fails_twice(p) -> CheckResult:
+        seen.append(p.source)
+        return CheckResult(Verdict.PASS if len(seen) > 2 else Verdict.INVALID, reason="stub")
+
+    gen = RewritesGenerator(max_tries=4)
+    p = gen.generate(3, GenContext(eager_check=fails_twice))
+    assert p is not None and p.source == seen[-1] and len(set(seen)) == 3
+    st = gen.stats
+    assert (st.programs, st.tries, st.valid, st.produced) == (1, 3, 1, 1)
+    assert st.verdicts == Counter({"invalid": 2, "pass": 1})
+    assert st.to_dict()["valid_rate"] == round(1 / 3, 4)
+
+    def never(p) -> CheckResult:
+        return CheckResult(Verdict.INVALID, reason="stub")
+
+    gen = RewritesGenerator(max_tries=2)
+    assert gen.generate(5, GenContext(eager_check=never)) is None
+    assert gen.stats.tries == 2 and gen.stats.produced == 0
