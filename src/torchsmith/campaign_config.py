@@ -22,6 +22,11 @@ class CampaignError(RuntimeError):
     """The campaign cannot start or go on (bad folder, generator, or every program errors)."""
 
 
+#: The command-line spelling of the fields whose flag is not ``--field-name``.
+_FLAG = {"time_budget": "--time", "gen_options": "--gen-option", "known_file": "--known",
+         "options": "the check options"}  # fmt: skip
+
+
 @dataclasses.dataclass
 class CampaignConfig:
     """A campaign's parameters; stored in ``campaign.db`` so ``--resume`` reuses them."""
@@ -79,7 +84,8 @@ class CampaignConfig:
         out = Path(out)
         if not (out / DB_NAME).exists():
             raise CampaignError(f"{out}: no {DB_NAME} to resume")
-        fixed = sorted(k for k in overrides if k not in cls.OVERRIDABLE)
+        fixed = sorted(_FLAG.get(k, "--" + k.replace("_", "-")) for k in overrides
+                       if k not in cls.OVERRIDABLE)  # fmt: skip
         if fixed:
             raise CampaignError(
                 f"--resume uses the campaign's own settings; these cannot change: {', '.join(fixed)}"

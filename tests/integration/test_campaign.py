@@ -102,7 +102,8 @@ def _children(pid: int) -> list[int]:
 
 
 def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
-    common = ["--count", "6", "--timeout", "120", "--config", f"{RELU_BUG}=runtime_error"]
+    common = ["--count", "6", "--timeout", "120", "--config", f"{RELU_BUG}=runtime_error",
+              "--generator", "graph"]  # fmt: skip
     common += [f"--gen-option={k}={v}" for k, v in RELU_GEN.items()]
     ref = _cli("fuzz", *common, "--out", str(tmp_path / "ref"), "--json")
     out, err = ref.communicate(timeout=300)

@@ -6,6 +6,7 @@ debug environment variables are read when torch is imported), and compile with I
 """
 
 import json
+import re
 import subprocess
 import sys
 
@@ -116,4 +117,5 @@ def test_bad_input_exits_2_with_one_message(tmp_path):
     spec = cli("recompiles", str(TS / "clean.py"), "--vary", "dim=0")
     assert spec.returncode == 2 and "--vary 'dim=0'" in spec.stderr
     hang = cli("explain", str(DATA / "crashy" / "hang.py"), "--timeout", "3")
-    assert hang.returncode == 2 and "no result within 3 s" in hang.stderr
+    # (3 s, plus the grace a fresh worker gets for its first compile)
+    assert hang.returncode == 2 and re.search(r"no result within \d+ s", hang.stderr)

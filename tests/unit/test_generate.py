@@ -193,3 +193,35 @@ def test_program_ops_header_parsing():
     assert program_ops("# ops: a, b_c, d\nimport torch\n") == {"a", "b_c", "d"}
     assert program_ops("# ops: -\n") == set()
     assert program_ops("import torch\n") == set()
+
+
+def test_a_concurrent_generation_does_not_change_a_programs_bytes(monkeypatch):
+    """Campaign slots generate on several threads of one process and share the op specs: one
+    builder half-way through an activation's ``nn`` module form (``self.relu1(...)``) must not
+    leak that spelling into another thread's program (it once turned ``F.relu(sin1)`` into
+    ``self.relu1(sin1)`` for seed 0 after a resume)."""
+    import threading
+
+    from torchsmith.generate.builder import Builder
+
+    opts = GenOptions(ops="relu,add,sin,mul", max_nodes=4)
+    ref = generate_source(0, opts)
+    assert "self.relu1(" in ref and "F.relu(" in ref  # both spellings of the same spec
+    emit_multi = Builder.emit_multi
+    inside, release = threading.Event(), threading.Event()
+
+    def parked(self, expr, *args, **kw):
+        if threading.current_thread().name == "parked" and expr.startswith("self.relu"):
+            inside.set()
+            release.wait(30)
+        return emit_multi(self, expr, *args, **kw)
+
+    monkeypatch.setattr(Builder, "emit_multi", parked)
+    other = threading.Thread(target=generate_source, args=(0, opts), name="parked", daemon=True)
+    other.start()
+    try:
+        assert inside.wait(30)  # the other builder is now inside the module form
+        assert generate_source(0, opts) == ref
+    finally:
+        release.set()
+        other.join(30)

@@ -107,7 +107,7 @@ def test_campaign_config_owns_the_resume_rules(tmp_path):
         CampaignConfig.new(tmp_path)
     again = CampaignConfig.resumed(tmp_path, jobs=2, count=None)
     assert (again.seed, again.jobs, again.count) == (5, 2, 10)
-    with pytest.raises(CampaignError, match="cannot change: options, seed"):
+    with pytest.raises(CampaignError, match="cannot change: --seed, the check options"):
         CampaignConfig.resumed(tmp_path, seed=5, options=CheckOptions())
     with pytest.raises(CampaignError, match="no such file"):
         CampaignConfig.new(tmp_path / "new", known_file=str(tmp_path / "missing.txt"))

@@ -44,7 +44,12 @@ def _sigterm_as_interrupt() -> None:
 @click.option("--time", "time_", metavar="DURATION", help="Stop after 90s, 10m, 2h, 1d (total).")
 @click.option("--count", type=click.IntRange(min=0), help="Check this many programs (total).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--generator", default="graph", show_default=True, help="Registry name or mod:fn.")
+@click.option(
+    "--generator",
+    default="mix",
+    show_default=True,
+    help="Registry name or mod:fn (mix: the program families, weighted by bug yield).",
+)
 @click.option("--gen-option", multiple=True, metavar="KEY=VALUE", help="Generator option.")
 @click.option("--out", type=click.Path(path_type=Path), help="Campaign folder (new).")
 @click.option("--resume", type=click.Path(path_type=Path), help="Continue the campaign in DIR.")

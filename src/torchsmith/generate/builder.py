@@ -14,6 +14,7 @@ import dataclasses
 import math
 import random
 import re
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
@@ -47,6 +48,9 @@ _INT_RANGES = {
     "int32": (-100, 100),
     "int64": (-200, 200),
 }
+# torch's global RNG is process state: a layer's initial values come from it, seeded per layer.
+# Builders on other threads (campaign slots) must not reseed it in between.
+_TORCH_RNG = threading.Lock()
 
 
 class SpecError(AssertionError):
@@ -250,7 +254,7 @@ class Builder(GlueMixin):
         n = self.st.counters.get(f"self.{tag}", 0) + 1
         self.st.counters[f"self.{tag}"] = n
         name = f"{tag}{n}"
-        with torch.random.fork_rng():
+        with _TORCH_RNG, torch.random.fork_rng():
             torch.manual_seed(self.seed * 1000 + len(self.st.layers))
             try:
                 obj = eval(ctor, self.st.env)

@@ -268,12 +268,12 @@ def compare_leaf(
             f"{path}: eager gives {_describe(ref_t)}, compiled {_describe(res_t)}",
             {"output": path, "eager": _describe(ref_t), "compiled": _describe(res_t)},
         )
-    if (stride := stride_mismatch(path, ref_t, res_t)) is not None:
-        return stride
+    # A layout difference is reported when the values agree; wrong values outrank it.
+    stride = stride_mismatch(path, ref_t, res_t)
     if ref_t.is_meta or res_t.is_meta:  # no values to judge: shape and dtype agreed
-        return None
+        return stride
     if not (ref_t.is_floating_point() or ref_t.is_complex()):
-        return _compare_nonfloat(path, ref_t, res_t, f64)
+        return _compare_nonfloat(path, ref_t, res_t, f64) or stride
     nan_fail, nan_differ = _nan_judgement(path, ref_t, res_t, f64)
     if nan_fail is not None:
         return nan_fail
@@ -293,6 +293,8 @@ def compare_leaf(
     else:
         ok = same(ref_t, res_t, None, tol=tol, equal_nan=True, log_error=log_error)
     if ok:
+        if stride is not None:
+            return stride
         return precision_loss(path, ref_t, res_t, f64, seen) if f64 is not None else None
     figs = error_figures(ref_t, res_t, f64)
     if f64 is not None:

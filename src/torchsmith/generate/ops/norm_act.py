@@ -28,17 +28,12 @@ class Act(Unary):
         self.family = "activation"
         self.module = module
 
-    def build(self, b, x: Val) -> None:
-        if self.module and b.rng.random() < 0.4:
-            layer = b.layer(self.tag, self.module)
-            saved = self.forms
-            self.forms = (f"{layer}({{x}})",)
-            try:
-                super().build(b, x)
-            finally:
-                self.forms = saved
-            return
-        super().build(b, x)
+    def build(self, b, x: Val, forms: tuple[str, ...] | None = None) -> None:
+        if forms is None and self.module and b.rng.random() < 0.4:
+            # the module spelling goes to this build only: the spec itself is shared by every
+            # thread generating in the process and must never change
+            forms = (f"{b.layer(self.tag, self.module)}({{x}})",)
+        super().build(b, x, forms)
 
 
 def _a(name: str, form: str, fn, module: str | None = None, **kw) -> None:

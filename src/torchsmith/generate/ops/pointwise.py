@@ -64,7 +64,10 @@ class Unary(Elementwise):
             return b.nonneg(x)
         return x
 
-    def build(self, b, x: Val) -> None:
+    def build(self, b, x: Val, forms: tuple[str, ...] | None = None) -> None:
+        """Emit ``f(x)`` in one of ``forms`` (default: the spec's own spellings). A spec is shared
+        by every builder in the process (campaign slots generate on several threads at once), so
+        a variant spelling is passed here, never set on the spec."""
         out_dtype = self.out_dtype or x.dtype
         x1 = self.guard(b, x)
         limits = [self.bound] if self.bound else [None]
@@ -77,7 +80,7 @@ class Unary(Elementwise):
         else:
             raise Reject("no bound makes the output fit")
         lo, hi = fitted
-        form = b.rng.choice(self.forms)
+        form = b.rng.choice(forms or self.forms)
         exact = self.keeps_exact and x2.exact
         b.emit(
             form.format(x=x2.name),
