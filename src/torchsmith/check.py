@@ -113,7 +113,9 @@ def check_program(
     own = worker is None
     worker = worker or Worker(memory_mb=options.memory_mb)
     try:
-        return _check(program, options, worker)
+        result = _check(program, options, worker)
+        result.torch = result.torch or worker.torch_version or ""
+        return result
     finally:
         if own:
             worker.close()

@@ -63,15 +63,20 @@ def finding_id(program: Program, result: CheckResult) -> str:
     return f"{result.verdict.value}-{stage}-{program.digest}"
 
 
-def versions() -> dict[str, str]:
+def versions(checked_with: str = "") -> dict[str, str]:
+    """This process's versions; ``checked_with`` is the torch that gave the verdict (a worker
+    under another interpreter, ``--python``), recorded instead of this process's torch."""
     import torch
 
-    return {
+    out = {
         "torch": torch.__version__,
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cuda": str(torch.version.cuda),
     }
+    if checked_with and checked_with != torch.__version__:
+        out.update(torch=checked_with, cuda="unknown", driver_torch=torch.__version__)
+    return out
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -116,7 +121,7 @@ def write_finding(
             "model": program.model,
             "origin": program.origin,
             "program_notes": list(program.notes),
-            "versions": versions(),
+            "versions": versions(result.torch),
             "created": time.time(),
         }
     )

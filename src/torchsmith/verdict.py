@@ -130,6 +130,7 @@ class CheckResult:
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     timings: dict[str, float] = dataclasses.field(default_factory=dict)
     log_tail: str = ""  # what the worker printed around the failure
+    torch: str = ""  # the torch version that produced the verdict (the worker's; --python)
 
     @property
     def is_bug(self) -> bool:
@@ -169,6 +170,7 @@ class CheckResult:
             "options": self.options,
             "timings": self.timings,
             "log_tail": self.log_tail,
+            "torch": self.torch,
         }
 
     @classmethod
@@ -186,4 +188,5 @@ class CheckResult:
             options=d.get("options") or {},
             timings=d.get("timings") or {},
             log_tail=d.get("log_tail", ""),
+            torch=d.get("torch", ""),
         )
