@@ -73,8 +73,10 @@ DTYPE_WEIGHTS = {
 }
 _NAMESPACES = ("torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft")
 
-#: Ops never drawn: random (RNG use), uninitialized memory, in-place or sparse, or with results
-#: that are only defined up to sign or order (eigen/singular vectors).
+#: Ops never drawn: random (RNG use), uninitialized memory, in-place or sparse, with results
+#: that are only defined up to sign or order (eigen/singular vectors), or that PyTorch's
+#: maintainers say pt2 does not support: ``native_batch_norm``'s schema does not declare its
+#: writes to running_mean/var (#73050); "use torch.batch_norm" (bdhirsh on #147287).
 DENY = frozenset(
     """bernoulli cauchy exponential geometric log_normal normal uniform multinomial rand_like
     randn randn_like randint randint_like nn.functional.dropout nn.functional.dropout2d
@@ -84,7 +86,7 @@ DENY = frozenset(
     new_empty_strided resize_ resize_as_ zero_ to_sparse item hash_tensor nonzero_static
     linalg.eig linalg.eigh linalg.eigvals linalg.svd svd cdouble cfloat chalf complex polar
     view_as_complex nn.functional.scaled_dot_product_attention
-    nn.functional.multi_head_attention_forward""".split()
+    nn.functional.multi_head_attention_forward native_batch_norm""".split()
 )
 _DENY_PREFIXES = ("_", "torch.", "sparse.", "masked.", "signal.", "jiterator")
 #: Wrappers in op_db whose callable is a lambda: how to write them.
