@@ -61,3 +61,21 @@ def test_render_is_valid_python_with_config_and_future_import_first():
     assert "torch._inductor.config.fallback_random = True" in text
     assert "torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = 'accuracy'" in text
     assert "SEED = 3" in text and "same(eager, compiled, fp64" in text
+
+
+def test_rendered_script_keeps_aliased_inputs_aliased():
+    """A repro of a finding about aliasing must alias: the input view written in place changes
+    the tensor it views, in the rendered script's own runs (eager and the float64 one)."""
+    import torch
+
+    src = (
+        "import torch\n\n"
+        "def fn(x, y):\n    y.mul_(0.0)\n    return x.sum(), y.sum()\n\n"
+        "def get_inputs():\n    x = torch.ones(4, 3)\n    return [x, x[1:]]\n"
+    )
+    program = program_from_source(src, "alias")
+    ns: dict = {"__name__": "rendered"}
+    exec(compile(render_script(program, CheckOptions()), "rendered", "exec"), ns)
+    for dtype in (None, torch.float64):
+        total, view_total = ns["run_test"](None, dtype)
+        assert total.item() == 3.0 and view_total.item() == 0.0, dtype

@@ -25,16 +25,23 @@ TARGET = {model}
 _GLOBALS = dict(globals())  # every run starts from the globals the program defined
 
 
-def _cast(x, dtype):
+def _cast(x, dtype, bases):
+    # a fresh copy; tensors sharing storage (views, one tensor passed twice) still share it
     if isinstance(x, torch.Tensor):
-        x = x.detach().clone()
-        if dtype is not None and x.is_floating_point():
-            x = x.to(dtype)
-        return x.to(DEVICE)
+        want = dtype if dtype is not None and x.is_floating_point() else x.dtype
+        try:
+            st = x.untyped_storage()
+            key = (st.data_ptr(), st.nbytes(), want)
+            if key not in bases:
+                flat = torch.empty(0, dtype=x.dtype, device=x.device).set_(st)
+                bases[key] = flat.to(device=DEVICE, dtype=want, copy=True)
+            return bases[key].as_strided(x.size(), x.stride(), x.storage_offset())
+        except (RuntimeError, NotImplementedError, TypeError):
+            return x.detach().clone().to(device=DEVICE, dtype=want)
     if isinstance(x, (list, tuple)):
-        return type(x)(_cast(v, dtype) for v in x)
+        return type(x)(_cast(v, dtype, bases) for v in x)
     if isinstance(x, dict):
-        return {{k: _cast(v, dtype) for k, v in x.items()}}
+        return {{k: _cast(v, dtype, bases) for k, v in x.items()}}
     return x
 
 
@@ -50,12 +57,13 @@ def run_test(backend, dtype=DTYPE):
             target = target.to(dtype)
         target = target.to(DEVICE)
     torch.manual_seed(SEED)
-    kwargs = _cast(get_kwargs() if "get_kwargs" in globals() else {{}}, dtype)
+    bases = {{}}
+    kwargs = _cast(get_kwargs() if "get_kwargs" in globals() else {{}}, dtype, bases)
     if "get_calls" in globals():
         calls = get_calls()
     else:
         calls = [get_inputs() if "get_inputs" in globals() else inputs_]
-    calls = [_cast(list(args), dtype) for args in calls]
+    calls = [_cast(list(args), dtype, bases) for args in calls]
     fn = target
     if backend is not None:
         torch._dynamo.reset()
