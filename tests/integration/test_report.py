@@ -89,6 +89,10 @@ def test_crash_report_title_traceback_and_checks_that_fail(worker, tmp_path):
     md = render(f, env="x")
     assert "[compile artifacts (debug/)](debug/index.json)" in md
     assert "(explain.json): 1 graph(s), 2 graph break(s)" in md
+    assert "tlparse" not in md
+    (f.folder / "debug" / "tlparse").mkdir()
+    (f.folder / "debug" / "tlparse" / "index.html").write_text("<html></html>")
+    assert "[tlparse report](debug/tlparse/index.html)" in render(f, env="x")
 
 
 def test_dynamo_report_names_the_stage_and_fullgraph(worker, tmp_path):

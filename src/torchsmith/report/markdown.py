@@ -359,6 +359,9 @@ def _artifacts(folder: Path, base: Path) -> list[str]:
         index = debug / "index.json"
         target = index if index.exists() else debug
         out.append(f"- [compile artifacts (debug/)]({link(target)}): FX graphs, Inductor IR, code")
+        tlparse = debug / "tlparse" / "index.html"
+        if tlparse.exists():
+            out.append(f"- [tlparse report]({link(tlparse)}): the TORCH_TRACE of the compile")
     return out
 
 
