@@ -194,7 +194,10 @@ def run_tlparse(out_dir: Path) -> dict[str, Any]:
         return {"ran": False, "reason": "no TORCH_TRACE log was written"}
     exe = find_tlparse()
     if exe is None:
-        return {"ran": False, "reason": "tlparse is not installed (pip install 'torchsmith[trace]')"}
+        return {
+            "ran": False,
+            "reason": "tlparse is not installed (pip install 'torchsmith[trace]')",
+        }
     cmd = [exe, str(logs[-1]), "-o", str(out_dir / "tlparse"), "--overwrite", "--no-browser"]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=TLPARSE_TIMEOUT)
