@@ -28,7 +28,9 @@ def test_segfault_hang_and_runaway_allocation_are_recorded_and_the_rest_checked(
         count=8,
         jobs=2,
         generator="crashy",
-        options=CheckOptions(backend="aot_eager", timeout=10, memory_mb=2048),
+        # 20 s: on a machine loaded several times over, the runaway allocation needs up to ~10 s
+        # to pass the 2 GiB cap (page faults for every byte), and must reach it before the timeout
+        options=CheckOptions(backend="aot_eager", timeout=20, memory_mb=2048),
     )
     summary = Campaign(cfg, generator=CrashyGenerator()).run()
     with Store(cfg.out, readonly=True) as store:

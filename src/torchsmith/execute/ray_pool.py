@@ -66,8 +66,8 @@ def _actor_class() -> Any:
         def run(self, request: Request, timeout: float, memory_mb: int | None) -> JobOutcome:
             return self.worker.run(request, timeout, memory_mb)
 
-        def stats(self) -> tuple[int, bool]:
-            return self.worker.starts, self.worker.alive
+        def stats(self) -> tuple[int, bool, str | None]:
+            return self.worker.starts, self.worker.alive, self.worker.torch_version
 
         def close(self) -> None:
             self.worker.close()
@@ -99,6 +99,7 @@ class RayWorker:
         self.work_s = self.jobs_wall_s = 0.0
         self.jobs_since_start = 0
         self.last_peak_mb = 0.0
+        self.torch_version: str | None = None  # the actor's worker's torch, once it has run
 
     def start(self) -> None:
         import ray
@@ -132,7 +133,9 @@ class RayWorker:
             out: JobOutcome = ray.get(
                 self.actor.run.remote(request, timeout, memory_mb), timeout=timeout + MARGIN_S
             )
-            starts, self._worker_alive = ray.get(self.actor.stats.remote(), timeout=MARGIN_S)
+            starts, self._worker_alive, version = ray.get(
+                self.actor.stats.remote(), timeout=MARGIN_S
+            )
         except (RayActorError, GetTimeoutError) as e:
             self.actor = None
             raise ActorLost(f"the Ray actor on node {self.node} was lost: {e}") from e
@@ -141,6 +144,7 @@ class RayWorker:
             raise ActorLost(f"Ray failed the job: {e}") from e
         self.starts += starts - self._actor_starts
         self._actor_starts = starts
+        self.torch_version = version or self.torch_version
         self.jobs_since_start += 1
         self.jobs_wall_s += time.monotonic() - t0
         self.last_peak_mb = out.peak_rss_mb
