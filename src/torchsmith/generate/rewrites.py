@@ -25,12 +25,11 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from torchsmith.generate.coverage import WorkerClient
+from torchsmith.generate.family import FamilyStats, ValidatedFamily
 from torchsmith.generate.mutate import typed_options
 from torchsmith.generate.protocol import GenContext
 from torchsmith.generate.rewrites_base import Template, render_spec
@@ -40,9 +39,7 @@ from torchsmith.generate.rewrites_tpl_decomp import TEMPLATES_DECOMP
 from torchsmith.generate.rewrites_tpl_freeze import TEMPLATES_FREEZE
 from torchsmith.generate.rewrites_tpl_graph import TEMPLATES_GRAPH
 from torchsmith.generate.rewrites_tpl_mm import TEMPLATES_MM
-from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
-from torchsmith.verdict import Verdict
 
 #: Every template, by name, in a fixed order.
 TEMPLATES: dict[str, Template] = {
@@ -65,32 +62,14 @@ class RewritesOptions:
 
 
 @dataclasses.dataclass
-class RewritesStats:
-    """What the generator did: seeds asked, candidates tried, valid ones, per template/entry."""
+class RewritesStats(FamilyStats):
+    """The shared figures, plus seeds asked, programs produced, per template and entry."""
 
     programs: int = 0
     produced: int = 0
-    tries: int = 0
-    valid: int = 0
-    verdicts: Counter[str] = dataclasses.field(default_factory=Counter)
     templates_tried: Counter[str] = dataclasses.field(default_factory=Counter)
     templates_valid: Counter[str] = dataclasses.field(default_factory=Counter)
     patterns_valid: Counter[str] = dataclasses.field(default_factory=Counter)
-    check_seconds: float = 0.0
-
-    @property
-    def valid_rate(self) -> float:
-        return self.valid / self.tries if self.tries else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe figures (counters as plain dicts, sorted by name)."""
-        d: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            d[f.name] = dict(sorted(value.items())) if isinstance(value, Counter) else value
-        d["check_seconds"] = round(self.check_seconds, 3)
-        d["valid_rate"] = round(self.valid_rate, 4)
-        return d
 
 
 def choices(catalog: Catalog, patterns: str | None = None) -> list[tuple[Template, list[Entry]]]:
@@ -170,7 +149,7 @@ def note_of(program: Program, key: str) -> str:
     return ""
 
 
-class RewritesGenerator:
+class RewritesGenerator(ValidatedFamily):
     """The ``rewrites`` generator (see the module docstring). Options as keywords or strings."""
 
     name = "rewrites"
@@ -179,12 +158,11 @@ class RewritesGenerator:
         if isinstance(options.get("patterns"), list | tuple):
             options["patterns"] = ",".join(options["patterns"])
         self.opts = typed_options(RewritesOptions, options, "rewrites generator")
+        super().__init__(worker, self.opts.check_timeout)
+        self.max_tries = self.opts.max_tries
         self.catalog = build_catalog()
         self.table = choices(self.catalog, self.opts.patterns)
         self.stats = RewritesStats()
-        self.client = WorkerClient(
-            worker, CheckOptions(timeout=self.opts.check_timeout, localize=False)
-        )
 
     def candidates(self, seed: int) -> Iterator[Program]:
         """The programs tried for ``seed``, in order (pure: renders, runs nothing)."""
@@ -195,34 +173,18 @@ class RewritesGenerator:
 
     def generate(self, seed: int, ctx: GenContext) -> Program | None:
         """The first eager-valid candidate for ``seed`` (None after ``max_tries`` invalid ones)."""
-        check = ctx.eager_check or self.client.eager
         self.stats.programs += 1
-        for i, program in enumerate(self.candidates(seed)):
-            if i >= self.opts.max_tries:
-                break
-            t0 = time.monotonic()
-            result = check(program)
-            self.stats.check_seconds += time.monotonic() - t0
-            self.stats.tries += 1
-            self.stats.verdicts[result.verdict.value] += 1
-            tpl = note_of(program, "template")
-            self.stats.templates_tried[tpl] += 1
-            if result.verdict is Verdict.PASS:
-                self.stats.valid += 1
-                self.stats.produced += 1
-                self.stats.templates_valid[tpl] += 1
-                self.stats.patterns_valid[note_of(program, "pattern")] += 1
-                return program
-        return None
+        return self.first_valid(seed, ctx)
 
-    def close(self) -> None:
-        self.client.close()
+    def on_valid(self, program: Program) -> None:
+        tpl = note_of(program, "template")
+        self.stats.templates_tried[tpl] += 1
+        self.stats.produced += 1
+        self.stats.templates_valid[tpl] += 1
+        self.stats.patterns_valid[note_of(program, "pattern")] += 1
 
-    def __enter__(self) -> RewritesGenerator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def on_invalid(self, program: Program) -> None:
+        self.stats.templates_tried[note_of(program, "template")] += 1
 
 
 __all__ = [
