@@ -62,3 +62,16 @@ def test_read_finding_rejects_a_non_finding(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a finding folder"):
         read_finding(tmp_path)
     assert list_findings(tmp_path / "missing") == []
+
+
+def test_a_finding_records_the_torch_that_gave_the_verdict(tmp_path):
+    import torch
+
+    program = program_from_source(SRC, name="p")
+    other = CheckResult(Verdict.CRASH, Phase.COMPILED, "x", stage=Stage.INDUCTOR, torch="2.6.0+cpu")
+    meta = write_finding(tmp_path, program, other).meta
+    assert meta["versions"]["torch"] == "2.6.0+cpu"
+    assert meta["versions"]["driver_torch"] == torch.__version__
+    same = CheckResult(Verdict.CRASH, Phase.COMPILED, "x", stage=Stage.INDUCTOR)
+    meta = write_finding(tmp_path / "b", program, same).meta
+    assert meta["versions"]["torch"] == torch.__version__ and "driver_torch" not in meta["versions"]

@@ -157,3 +157,12 @@ def test_a_different_dense_layout_is_a_meta_mismatch_size_one_dims_do_not_count(
     expanded = torch.randn(4, 1).expand(4, 6)  # not dense: nothing to keep
     assert stride_mismatch("out", expanded, expanded.contiguous()) is None
     assert compare(t, x, t.double(), 1e-4).verdict is Verdict.META_MISMATCH
+
+
+def test_wrong_values_outrank_a_stride_difference():
+    eager = torch.arange(12.0).reshape(3, 4)
+    same_values_other_layout = eager.t().contiguous().t()  # strides (1, 3) instead of (4, 1)
+    fp64 = eager.double()
+    assert compare(eager, same_values_other_layout, fp64, 1e-4).verdict is Verdict.META_MISMATCH
+    wrong = (eager + 5.0).t().contiguous().t()
+    assert compare(eager, wrong, fp64, 1e-4).verdict is Verdict.MISMATCH
