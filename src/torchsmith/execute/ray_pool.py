@@ -63,8 +63,11 @@ def _actor_class() -> Any:
         def where(self) -> tuple[str, int]:
             return self.node, os.getpid()
 
-        def run(self, request: Request, timeout: float, memory_mb: int | None) -> JobOutcome:
-            return self.worker.run(request, timeout, memory_mb)
+        def run(
+            self, request: Request, timeout: float, memory_mb: int | None
+        ) -> tuple[JobOutcome, tuple[int, bool, str | None]]:
+            """The outcome and :meth:`stats` after it, in one round trip."""
+            return self.worker.run(request, timeout, memory_mb), self.stats()
 
         def stats(self) -> tuple[int, bool, str | None]:
             return self.worker.starts, self.worker.alive, self.worker.torch_version
@@ -130,11 +133,8 @@ class RayWorker:
             self.start()
         t0 = time.monotonic()
         try:
-            out: JobOutcome = ray.get(
+            out, (starts, self._worker_alive, version) = ray.get(
                 self.actor.run.remote(request, timeout, memory_mb), timeout=timeout + MARGIN_S
-            )
-            starts, self._worker_alive, version = ray.get(
-                self.actor.stats.remote(), timeout=MARGIN_S
             )
         except (RayActorError, GetTimeoutError) as e:
             self.actor = None

@@ -1,0 +1,115 @@
+"""The peer bench: NNSmith against ``torchsmith fuzz``, same machine, same graph size, one job.
+
+One after the other, each with its own empty Inductor cache:
+
+(n) NNSmith HEAD, installed from its source in its own venv (``--nnsmith-python``), run as its
+    README says: ``python -m nnsmith.cli.fuzz model.type=torch backend.type=pt2
+    backend.target=cpu mgen.max_nodes=5 fuzz.time=300s fuzz.root=DIR`` (through
+    ``bench/peer_nnsmith.py``, which only counts: tests, compute ops, reported bugs);
+(t) ``torchsmith fuzz --time 300s --generator graph --gen-option max_nodes=5 --jobs 1``, and the
+    same with ``--pack K`` for each K given.
+
+Printed per side: programs, programs/min, compute ops per program and per minute, what it
+reported (NNSmith: bug folders from its eager-vs-compiled ``allclose``; torchsmith: findings
+and distinct signatures, judged against fp64), and the ratio of programs/min to NNSmith's.
+NNSmith's clock (``fuzz.time``) starts after its start-up (imports, its dtype test); ours
+includes the worker's start and first compile, so the comparison leans NNSmith's way.
+
+    python bench/peer.py --nnsmith-python /work/nnsmith-venv/bin/python [--time 300]
+        [--max-nodes 5] [--pack 4 8] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+
+from torchsmith.store import Store  # noqa: E402
+
+
+def run_nnsmith(python: str, seconds: int, max_nodes: int, work: Path) -> dict[str, Any]:
+    stats = work / "nnsmith-stats.json"
+    env = dict(os.environ, PEER_STATS=str(stats), TORCHINDUCTOR_CACHE_DIR=str(work / "cache-n"))
+    cmd = [python, str(HERE / "peer_nnsmith.py"), "model.type=torch", "backend.type=pt2",
+           "backend.target=cpu", f"mgen.max_nodes={max_nodes}", f"fuzz.time={seconds}s",
+           f"fuzz.root={work / 'nnsmith-root'}", f"hydra.run.dir={work / 'nnsmith-hydra'}"]  # fmt: skip
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    if not stats.exists():
+        raise SystemExit(f"NNSmith did not finish (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    s = json.loads(stats.read_text())
+    return {"programs": s["tests"], "ops": s["ops"], "seconds": s["wall_s"], "process_s": wall,
+            "reported": f"{s['bugs']} bug folders", "failed_to_make": s["failed_to_make"],
+            "command": shlex.join(cmd)}  # fmt: skip
+
+
+def run_torchsmith(seconds: int, max_nodes: int, pack: int, work: Path) -> dict[str, Any]:
+    out = work / f"torchsmith-p{pack}"
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(work / f"cache-p{pack}"))
+    cmd = [sys.executable, "-m", "torchsmith", "fuzz", "--time", f"{seconds}s", "--generator",
+           "graph", "--gen-option", f"max_nodes={max_nodes}", "--jobs", "1", "--pack", str(pack),
+           "--out", str(out), "--json", "--progress-interval", "600"]  # fmt: skip
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"torchsmith fuzz failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    summary = json.loads(proc.stdout[proc.stdout.index("{") :])
+    with Store(out, readonly=True) as store:
+        rows = store.rows()
+    sigs = {r["signature"] for r in rows if r["finding"] and r["category"] == "bug"}
+    findings = sum(1 for r in rows if r["finding"] and r["category"] == "bug")
+    return {"programs": len(rows), "ops": sum(r["ops"] or 0 for r in rows),
+            "seconds": summary["elapsed_s"], "process_s": wall,
+            "reported": f"{findings} findings, {len(sigs)} signatures",
+            "valid_pct": summary["valid_pct"], "command": shlex.join(cmd[1:])}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--nnsmith-python", required=True, help="Python of NNSmith's own venv.")
+    ap.add_argument("--time", type=int, default=300, help="Seconds per side (default 300).")
+    ap.add_argument("--max-nodes", type=int, default=5)
+    ap.add_argument("--pack", type=int, nargs="*", default=[], help="Also torchsmith --pack K.")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    sides: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="torchsmith-peer-") as tmp:
+        work = Path(tmp)
+        print(f"(n) NNSmith, {args.time} s ...", file=sys.stderr, flush=True)
+        sides["NNSmith"] = run_nnsmith(args.nnsmith_python, args.time, args.max_nodes, work)
+        for k in [1, *args.pack]:
+            print(f"(t) torchsmith --pack {k}, {args.time} s ...", file=sys.stderr, flush=True)
+            name = "torchsmith" if k == 1 else f"torchsmith --pack {k}"
+            sides[name] = run_torchsmith(args.time, args.max_nodes, k, work)
+    base = sides["NNSmith"]["programs"] / (sides["NNSmith"]["seconds"] / 60)
+    print(f"{'side':<22}{'programs':>9}{'s':>7}{'prog/min':>10}{'ops/prog':>9}{'ops/min':>9}"
+          f"{'x NNSmith':>11}  reported")  # fmt: skip
+    for name, s in sides.items():
+        rate = s["programs"] / (s["seconds"] / 60)
+        s["per_min"], s["ops_per_min"] = rate, s["ops"] / (s["seconds"] / 60)
+        s["ratio"] = rate / base
+        per = s["ops"] / s["programs"] if s["programs"] else 0.0
+        print(f"{name:<22}{s['programs']:>9}{s['seconds']:>7.0f}{rate:>10.1f}{per:>9.2f}"
+              f"{s['ops_per_min']:>9.1f}{s['ratio']:>10.2f}x  {s['reported']}")  # fmt: skip
+    for name, s in sides.items():
+        print(f"  {name}: {s['command']}")
+    if args.json:
+        args.json.write_text(json.dumps(sides, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
