@@ -78,7 +78,7 @@ def corpus(version: str, findings: Path | None) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for case in json.loads((HERE / "issues" / "cases.json").read_text()):
         if issues.expectation(case, version)[0] == "buggy":
-            items.append({"name": case["file"].split("_")[0], "path": HERE / "issues" / case["file"]})
+            items.append({"name": case["file"][:-3], "path": HERE / "issues" / case["file"]})
     for path in sorted((HERE / "found").glob("*.py")):
         items.append({"name": path.stem, "path": path})
     if findings:

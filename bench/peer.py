@@ -17,6 +17,17 @@ includes the worker's start and first compile, so the comparison leans NNSmith's
 
     python bench/peer.py --nnsmith-python /work/nnsmith-venv/bin/python [--time 300]
         [--max-nodes 5] [--pack 4 8] [--json OUT]
+
+NNSmith's venv, from its source (HEAD bc0af42), with the same torch:
+
+    git clone https://github.com/ise-uiuc/nnsmith && cd nnsmith
+    python -m venv ../nnsmith-venv && ../nnsmith-venv/bin/pip install torch==2.13.0 \\
+        -r requirements/core.txt z3-solver==4.13.4.0
+    SETUPTOOLS_SCM_PRETEND_VERSION=0.2.0 ../nnsmith-venv/bin/pip install --no-deps -e .
+
+``z3-solver`` is pinned: with 5.x, NNSmith's first run (its dtype test, ~6 minutes, cached in
+``~/.cache/nnsmith-*``) dies in ``Reshape.type_transfer`` ("Failed asertion :: | 1 != -1"); 4.13
+is the release of NNSmith's last commit. Run NNSmith once before the bench so the cache exists.
 """
 
 from __future__ import annotations

@@ -359,6 +359,8 @@ class Campaign:
             )
         except (CheckError, ActorLost):  # checked one by one instead
             return {}
+        except RuntimeError:  # the worker cannot start: _one says why, or sees the abort
+            return {}
         return {seed: pc for (seed, _), pc in zip(parts, checked, strict=True)}
 
     def _one(

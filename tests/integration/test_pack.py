@@ -22,3 +22,16 @@ def test_packed_and_unpacked_campaigns_agree_seed_by_seed(tmp_path):
     assert sorted(packed) == list(range(8)) and packed == one
     assert any(v[0] == "mismatch" for v in packed.values())
     assert any(v[0] == "pass" for v in packed.values())
+
+
+def test_a_time_budget_that_ends_mid_pack_stops_the_campaign_cleanly(tmp_path):
+    # The deadline kills the worker inside a packed check; the re-checks of the parts then
+    # find no worker. The campaign must stop (seeds unrecorded, redone on resume), not fail.
+    cfg = CampaignConfig(
+        out=tmp_path / "c", count=40, pack=8, time_budget=8.0, gen_options=GEN,
+        options=CheckOptions(timeout=180, localize=False),
+    )  # fmt: skip
+    summary = Campaign(cfg).run()
+    assert summary["state"] == "stopped", summary
+    with Store(tmp_path / "c", readonly=True) as s:
+        assert not s.rows("status = 'error'")

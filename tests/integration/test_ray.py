@@ -96,7 +96,8 @@ def test_a_killed_driver_resumes_with_nothing_lost_or_duplicated(tmp_path):
     base = [sys.executable, "-m", "torchsmith", "fuzz", "--progress-interval", "3600"]
     first = base + ["--ray", "local", "--jobs", "2", "--count", "12", "--out", str(out),
                     "--backend", "aot_eager", "--timeout", "120",
-                    "--generator", "graph", "--gen-option", "max_nodes=3"]  # fmt: skip
+                    "--generator", "graph", "--gen-option", "max_nodes=3",
+                    "--pack", "1"]  # fmt: skip
     proc = subprocess.Popen(first, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 600
     while proc.poll() is None and _rows(out / "campaign.db") < 5 and time.time() < deadline:

@@ -61,9 +61,10 @@ def _sigterm_as_interrupt() -> None:
 @click.option(
     "--pack",
     type=click.IntRange(1, 32),
-    default=1,
+    default=8,
     show_default=True,
-    help="Programs checked per compile (plain generated programs; see notes/campaign.md).",
+    help="Programs checked per compile (plain generated programs; 8 measured 1.7x programs/min"
+    " of 1 with the same verdicts: notes/campaign.md).",
 )
 @click.option(
     "--ray",
