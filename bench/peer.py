@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -95,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-nodes", type=int, default=5)
     ap.add_argument("--pack", type=int, nargs="*", default=[], help="Also torchsmith --pack K.")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument(
+        "--keep", type=Path, default=None,
+        help="Copy both sides' output here (NNSmith's bug folders, the campaigns) to inspect.",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     sides: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="torchsmith-peer-") as tmp:
@@ -105,6 +110,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"(t) torchsmith --pack {k}, {args.time} s ...", file=sys.stderr, flush=True)
             name = "torchsmith" if k == 1 else f"torchsmith --pack {k}"
             sides[name] = run_torchsmith(args.time, args.max_nodes, k, work)
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
+            for sub in work.iterdir():
+                if not sub.name.startswith("cache-"):
+                    copy = shutil.copytree if sub.is_dir() else shutil.copy2
+                    copy(sub, args.keep / sub.name)
     base = sides["NNSmith"]["programs"] / (sides["NNSmith"]["seconds"] / 60)
     print(f"{'side':<22}{'programs':>9}{'s':>7}{'prog/min':>10}{'ops/prog':>9}{'ops/min':>9}"
           f"{'x NNSmith':>11}  reported")  # fmt: skip
