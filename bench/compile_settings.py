@@ -130,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
+    if args.findings and not args.findings.is_dir():
+        ap.error(f"--findings {args.findings}: not a folder (a campaign's findings/)")
     settings = ["baseline"] + [s for s in args.settings if s != "baseline"]
     with Worker(python=args.python) as probe:
         probe.start()

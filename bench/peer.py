@@ -101,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         help="Copy both sides' output here (NNSmith's bug folders, the campaigns) to inspect.",
     )  # fmt: skip
     args = ap.parse_args(argv)
+    if not Path(args.nnsmith_python).is_file():
+        ap.error(f"--nnsmith-python {args.nnsmith_python}: no such interpreter (see the docstring)")
     sides: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="torchsmith-peer-") as tmp:
         work = Path(tmp)

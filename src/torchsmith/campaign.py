@@ -357,10 +357,8 @@ class Campaign:
             checked = pack.check_packed(
                 [p for _, p in parts], self.config.options, slot.worker, check_program
             )
-        except (CheckError, ActorLost):  # checked one by one instead
-            return {}
-        except RuntimeError:  # the worker cannot start: _one says why, or sees the abort
-            return {}
+        except RuntimeError:  # CheckError, ActorLost, or a worker that cannot start (the
+            return {}  # deadline killed it): _one checks them alone, says why, or sees the abort
         return {seed: pc for (seed, _), pc in zip(parts, checked, strict=True)}
 
     def _one(

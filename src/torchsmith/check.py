@@ -114,7 +114,7 @@ def check_program(
     worker = worker or Worker(memory_mb=options.memory_mb)
     try:
         result = _check(program, options, worker)
-        result.torch = result.torch or getattr(worker, "torch_version", None) or ""
+        result.torch = result.torch or worker.torch_version or ""
         return result
     finally:
         if own:
