@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import sys
 import tempfile
 import time
@@ -47,7 +48,11 @@ EXAMPLE = HERE.parent / "src" / "torchsmith" / "examples" / "linear_relu.py"
 
 #: name -> (inductor config overrides, worker environment overrides, what it changes)
 SETTINGS: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
-    "baseline": ({}, {}, "Inductor's defaults (-O3, vectorized, FX graph cache on, 1 thread)"),
+    "baseline": (
+        {},
+        {},
+        "Inductor's defaults (-O3, vectorized, FX graph cache on, 1 thread, gcc's own linker)",
+    ),
     "O0": (
         {"inductor.aot_inductor.debug_compile": True},
         {},
@@ -61,6 +66,7 @@ SETTINGS: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
         "no precompiled header (expected slower: checks the default)",
     ),
     "threads-2": ({}, {"TORCHINDUCTOR_COMPILE_THREADS": "2"}, "a 2-process compile pool"),
+    "gold": ({}, {"TORCHSMITH_LINKER": "gold"}, "kernels linked by GNU gold, not GNU ld (bfd)"),
 }
 
 
@@ -96,8 +102,10 @@ def run_setting(
     name: str, items: list[dict[str, Any]], python: str | None, timeout: float, work: Path
 ) -> list[dict[str, Any]]:
     config, env_over, _ = SETTINGS[name]
-    env = protocol.worker_env(python=python)
-    env.update(env_over, TORCHINDUCTOR_CACHE_DIR=str(work / f"cache-{name}"))
+    # Every setting but ``gold`` links with gcc's default linker, as Inductor does by default.
+    base_env = {**os.environ, "TORCHSMITH_LINKER": "default", **env_over}
+    env = protocol.worker_env(python=python, base=base_env)
+    env.update(TORCHINDUCTOR_CACHE_DIR=str(work / f"cache-{name}"))
     base = CheckOptions(timeout=timeout, localize=False)
     rows = []
     with Worker(env=env, python=python, log_dir=work / f"log-{name}") as worker:

@@ -9,14 +9,18 @@ One after the other, each with its own empty Inductor cache:
 (t) ``torchsmith fuzz --time 300s --generator graph --gen-option max_nodes=5 --jobs 1``, and the
     same with ``--pack K`` for each K given.
 
-Printed per side: programs, programs/min, compute ops per program and per minute, what it
-reported (NNSmith: bug folders from its eager-vs-compiled ``allclose``; torchsmith: findings
-and distinct signatures, judged against fp64), and the ratio of programs/min to NNSmith's.
+Printed per side: programs, programs/min, compute ops per program and per minute, the cores it
+kept busy and programs per CPU-minute, what it reported (NNSmith: bug folders from its
+eager-vs-compiled ``allclose``; torchsmith: findings and distinct signatures, judged against
+fp64), and both ratios to NNSmith. CPU time is the whole process tree's, start-up included
+(``getrusage(RUSAGE_CHILDREN)`` around each side): "one job" is not one core when a side lets
+Inductor compile kernels in a pool of its own.
 NNSmith's clock (``fuzz.time``) starts after its start-up (imports, its dtype test); ours
-includes the worker's start and first compile, so the comparison leans NNSmith's way.
+includes the worker's start (a fresh Python importing torch), so the programs/min comparison
+leans NNSmith's way. Both clocks include the first compile's warm-up.
 
     python bench/peer.py --nnsmith-python /work/nnsmith-venv/bin/python [--time 300]
-        [--max-nodes 5] [--pack 4 8] [--json OUT]
+        [--max-nodes 5] [--pack 4 8] [--nnsmith-env KEY=VALUE ...] [--json OUT]
 
 NNSmith's venv, from its source (HEAD bc0af42), with the same torch:
 
@@ -35,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import shutil
 import subprocess
@@ -50,19 +55,29 @@ sys.path.insert(0, str(HERE.parent / "src"))
 from torchsmith.store import Store  # noqa: E402
 
 
-def run_nnsmith(python: str, seconds: int, max_nodes: int, work: Path) -> dict[str, Any]:
+def children_cpu() -> float:
+    """CPU seconds (user + system) of every finished child of this process and their children."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_nnsmith(
+    python: str, seconds: int, max_nodes: int, work: Path, extra_env: dict[str, str]
+) -> dict[str, Any]:
     stats = work / "nnsmith-stats.json"
     env = dict(os.environ, PEER_STATS=str(stats), TORCHINDUCTOR_CACHE_DIR=str(work / "cache-n"))
+    env.update(extra_env)
     cmd = [python, str(HERE / "peer_nnsmith.py"), "model.type=torch", "backend.type=pt2",
            "backend.target=cpu", f"mgen.max_nodes={max_nodes}", f"fuzz.time={seconds}s",
            f"fuzz.root={work / 'nnsmith-root'}", f"hydra.run.dir={work / 'nnsmith-hydra'}"]  # fmt: skip
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), children_cpu()
     proc = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True)
-    wall = time.monotonic() - t0
+    wall, cpu = time.monotonic() - t0, children_cpu() - c0
     if not stats.exists():
         raise SystemExit(f"NNSmith did not finish (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     s = json.loads(stats.read_text())
     return {"programs": s["tests"], "ops": s["ops"], "seconds": s["wall_s"], "process_s": wall,
+            "cpu_s": cpu,
             "reported": f"{s['bugs']} bug folders", "failed_to_make": s["failed_to_make"],
             "command": shlex.join(cmd)}  # fmt: skip
 
@@ -73,9 +88,9 @@ def run_torchsmith(seconds: int, max_nodes: int, pack: int, work: Path) -> dict[
     cmd = [sys.executable, "-m", "torchsmith", "fuzz", "--time", f"{seconds}s", "--generator",
            "graph", "--gen-option", f"max_nodes={max_nodes}", "--jobs", "1", "--pack", str(pack),
            "--out", str(out), "--json", "--progress-interval", "600"]  # fmt: skip
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), children_cpu()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    wall = time.monotonic() - t0
+    wall, cpu = time.monotonic() - t0, children_cpu() - c0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"torchsmith fuzz failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     summary = json.loads(proc.stdout[proc.stdout.index("{") :])
@@ -84,7 +99,7 @@ def run_torchsmith(seconds: int, max_nodes: int, pack: int, work: Path) -> dict[
     sigs = {r["signature"] for r in rows if r["finding"] and r["category"] == "bug"}
     findings = sum(1 for r in rows if r["finding"] and r["category"] == "bug")
     return {"programs": len(rows), "ops": sum(r["ops"] or 0 for r in rows),
-            "seconds": summary["elapsed_s"], "process_s": wall,
+            "seconds": summary["elapsed_s"], "process_s": wall, "cpu_s": cpu,
             "reported": f"{findings} findings, {len(sigs)} signatures",
             "valid_pct": summary["valid_pct"], "command": shlex.join(cmd[1:])}  # fmt: skip
 
@@ -97,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pack", type=int, nargs="*", default=[], help="Also torchsmith --pack K.")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument(
+        "--nnsmith-env", action="append", default=[], metavar="KEY=VALUE",
+        help="Extra environment for NNSmith's side (e.g. TORCHINDUCTOR_COMPILE_THREADS=1, "
+        "COMPILER_PATH=DIR); repeatable. Default: NNSmith as it ships.",
+    )  # fmt: skip
+    ap.add_argument(
         "--keep", type=Path, default=None,
         help="Copy both sides' output here (NNSmith's bug folders, the campaigns) to inspect.",
     )  # fmt: skip
@@ -107,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="torchsmith-peer-") as tmp:
         work = Path(tmp)
         print(f"(n) NNSmith, {args.time} s ...", file=sys.stderr, flush=True)
-        sides["NNSmith"] = run_nnsmith(args.nnsmith_python, args.time, args.max_nodes, work)
+        extra = dict(kv.split("=", 1) for kv in args.nnsmith_env)
+        sides["NNSmith"] = run_nnsmith(args.nnsmith_python, args.time, args.max_nodes, work, extra)
         for k in [1, *args.pack]:
             print(f"(t) torchsmith --pack {k}, {args.time} s ...", file=sys.stderr, flush=True)
             name = "torchsmith" if k == 1 else f"torchsmith --pack {k}"
@@ -118,16 +139,22 @@ def main(argv: list[str] | None = None) -> int:
                 if not sub.name.startswith("cache-"):
                     copy = shutil.copytree if sub.is_dir() else shutil.copy2
                     copy(sub, args.keep / sub.name)
-    base = sides["NNSmith"]["programs"] / (sides["NNSmith"]["seconds"] / 60)
+    n = sides["NNSmith"]
+    base = n["programs"] / (n["seconds"] / 60)
+    base_cpu = n["programs"] / (n["cpu_s"] / 60)
     print(f"{'side':<22}{'programs':>9}{'s':>7}{'prog/min':>10}{'ops/prog':>9}{'ops/min':>9}"
-          f"{'x NNSmith':>11}  reported")  # fmt: skip
+          f"{'x NNSmith':>11}{'cores':>7}{'prog/CPU-min':>14}{'x NNSmith':>11}  reported")  # fmt: skip
     for name, s in sides.items():
         rate = s["programs"] / (s["seconds"] / 60)
         s["per_min"], s["ops_per_min"] = rate, s["ops"] / (s["seconds"] / 60)
         s["ratio"] = rate / base
+        s["cores"] = s["cpu_s"] / s["process_s"]
+        s["per_cpu_min"] = s["programs"] / (s["cpu_s"] / 60)
+        s["cpu_ratio"] = s["per_cpu_min"] / base_cpu
         per = s["ops"] / s["programs"] if s["programs"] else 0.0
         print(f"{name:<22}{s['programs']:>9}{s['seconds']:>7.0f}{rate:>10.1f}{per:>9.2f}"
-              f"{s['ops_per_min']:>9.1f}{s['ratio']:>10.2f}x  {s['reported']}")  # fmt: skip
+              f"{s['ops_per_min']:>9.1f}{s['ratio']:>10.2f}x{s['cores']:>7.2f}"
+              f"{s['per_cpu_min']:>14.1f}{s['cpu_ratio']:>10.2f}x  {s['reported']}")  # fmt: skip
     for name, s in sides.items():
         print(f"  {name}: {s['command']}")
     if args.json:

@@ -13,7 +13,7 @@ module and nowhere else:
 * :class:`JobOutcome`: what the parent makes of one job: a result, an error, a timeout or a
   death, with the last phase the worker announced and the tail of its log.
 * :func:`worker_env`: the environment a worker starts with (import path, its share of the
-  cores, one Inductor compile thread), also for a worker under another Python (another torch).
+  cores, one Inductor compile thread, the linker), also for a worker under another Python (another torch).
 
 Invariants: a request survives ``Request.from_line(request.to_line(rid))`` unchanged; every job
 sent gets exactly one outcome; :meth:`JobOutcome.failure` is ``None`` exactly when a result came
@@ -31,6 +31,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from torchsmith.execute import toolchain
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 
@@ -281,7 +282,8 @@ def worker_env(
     programs and in-worker tools see the same modules); under ``python`` (another interpreter,
     another torch) it finds only the torchsmith package. Each of ``jobs`` workers gets its share
     of the cores (``OMP_NUM_THREADS``) and one Inductor compile thread, so workers do not
-    oversubscribe the machine; values exported by the user win.
+    oversubscribe the machine; values exported by the user win. Inductor links its kernels
+    with gold where the machine has it (:mod:`torchsmith.execute.toolchain`).
     """
     env = dict(os.environ if base is None else base)
     if same_python(python):
@@ -294,7 +296,7 @@ def worker_env(
     env.setdefault("OMP_NUM_THREADS", threads)
     env.setdefault("MKL_NUM_THREADS", env["OMP_NUM_THREADS"])
     env["PYTHONUNBUFFERED"] = "1"
-    return env
+    return toolchain.linker_env(env)
 
 
 def child_command(python: str | None = None) -> list[str]:

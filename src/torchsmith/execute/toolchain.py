@@ -1,0 +1,75 @@
+"""The linker a worker's Inductor links its C++ kernels with: GNU gold when the machine has it.
+
+On CPU, Inductor builds every kernel into its own shared library: one ``g++`` run that compiles
+the kernel against a precompiled header and links it against ``libtorch_cpu.so`` (434 MB on
+torch 2.13). With GNU ld (bfd) the link alone takes about 0.4 s of the ~1.1 s a small kernel
+costs, because bfd reads the whole symbol table of each torch library; gold takes about 0.15 s
+for the same link (measured on this project's 2-core machine; ``notes/campaign.md``).
+
+The linker changes nothing Inductor generates: the same source, the same compiler flags, the
+same object code; only how the finished ``.so`` is put together. ``bench/compile_settings.py``
+(setting ``gold``) checks on the known-failing corpus that every program still fails the same
+way, the project's rule for any cheaper compile.
+
+How: gcc finds ``ld`` through ``COMPILER_PATH`` before its own directories, so a worker whose
+``COMPILER_PATH`` names a folder holding ``ld -> ld.gold`` links with gold, whatever torch
+version it runs and without touching Inductor's flags. Rules, in order:
+
+* a user's own ``COMPILER_PATH`` wins: it is left alone;
+* ``TORCHSMITH_LINKER=default`` (or ``bfd``) keeps gcc's default linker;
+* no ``ld.gold`` on ``PATH``: the default linker, silently (binutils may drop gold one day).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+#: Environment variable that picks the linker: ``gold`` (default when present) or ``default``.
+LINKER_VAR = "TORCHSMITH_LINKER"
+
+
+def gold_dir(gold: str) -> Path:
+    """A folder holding one entry, ``ld``, a symlink to ``gold``; made once, atomically."""
+    folder = Path(tempfile.gettempdir()) / f"torchsmith-ld-gold-{os.getuid()}"
+    link = folder / "ld"
+    if link.is_symlink() and os.readlink(link) == gold:
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".ld.{os.getpid()}"
+    tmp.unlink(missing_ok=True)
+    tmp.symlink_to(gold)
+    os.replace(tmp, link)  # atomic: concurrent workers never see a half-made link
+    return folder
+
+
+def linker_env(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with ``COMPILER_PATH`` set so gcc links with gold, when the rules above allow.
+
+    Returns a new dict; ``env`` is not changed. Idempotent: applying it twice gives the same
+    environment as once.
+    """
+    out = dict(env)
+    choice = out.get(LINKER_VAR, "gold").strip().lower()
+    if "COMPILER_PATH" in out or choice in ("default", "bfd", "ld", ""):
+        return out
+    if choice != "gold":
+        raise ValueError(f"{LINKER_VAR}={choice!r}: expected 'gold' or 'default'")
+    gold = shutil.which("ld.gold", path=out.get("PATH"))
+    if gold is None:
+        return out
+    out["COMPILER_PATH"] = str(gold_dir(os.path.realpath(gold)))
+    return out
+
+
+def linker_name(env: dict[str, str]) -> str:
+    """Which linker a worker with ``env`` uses: ``gold``, ``default`` or ``COMPILER_PATH=...``."""
+    path = env.get("COMPILER_PATH")
+    if path is None:
+        return "default"
+    ld = Path(path.split(os.pathsep)[0]) / "ld"
+    if ld.is_symlink() and os.path.basename(os.readlink(ld)).endswith("ld.gold"):
+        return "gold"
+    return f"COMPILER_PATH={path}"

@@ -1,0 +1,82 @@
+"""The worker's linker rules (torchsmith.execute.toolchain): gold when present, the user's wins."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from torchsmith.execute import protocol, toolchain
+
+
+def fake_path(tmp_path, with_gold: bool) -> str:
+    bin_dir = tmp_path / ("bin-gold" if with_gold else "bin-none")
+    bin_dir.mkdir()
+    if with_gold:
+        gold = bin_dir / "ld.gold"
+        gold.write_text("#!/bin/sh\n")
+        gold.chmod(0o755)
+    return str(bin_dir)
+
+
+def test_gold_is_chosen_when_the_machine_has_it(tmp_path):
+    path = fake_path(tmp_path, with_gold=True)
+    env = toolchain.linker_env({"PATH": path})
+    ld = os.path.join(env["COMPILER_PATH"], "ld")
+    assert os.path.realpath(ld) == os.path.realpath(os.path.join(path, "ld.gold"))
+    assert os.listdir(env["COMPILER_PATH"]) == ["ld"]  # nothing else gcc could pick up
+    assert toolchain.linker_name(env) == "gold"
+    assert toolchain.linker_env(env) == env  # idempotent
+
+
+def test_no_gold_no_user_choice_leaves_gcc_alone(tmp_path):
+    base = {"PATH": fake_path(tmp_path, with_gold=False)}
+    assert toolchain.linker_env(base) == base
+    assert toolchain.linker_name(base) == "default"
+
+
+@pytest.mark.parametrize("value", ["default", "bfd", "DEFAULT "])
+def test_the_user_can_keep_the_default_linker(tmp_path, value):
+    base = {"PATH": fake_path(tmp_path, with_gold=True), toolchain.LINKER_VAR: value}
+    assert "COMPILER_PATH" not in toolchain.linker_env(base)
+
+
+def test_a_users_compiler_path_wins(tmp_path):
+    base = {"PATH": fake_path(tmp_path, with_gold=True), "COMPILER_PATH": "/opt/mine"}
+    env = toolchain.linker_env(base)
+    assert env["COMPILER_PATH"] == "/opt/mine"
+    assert toolchain.linker_name(env) == "COMPILER_PATH=/opt/mine"
+
+
+def test_an_unknown_linker_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="TORCHSMITH_LINKER='lld'"):
+        toolchain.linker_env({"PATH": fake_path(tmp_path, True), toolchain.LINKER_VAR: "lld"})
+
+
+def test_linker_env_does_not_change_its_argument(tmp_path):
+    base = {"PATH": fake_path(tmp_path, with_gold=True)}
+    toolchain.linker_env(base)
+    assert base == {"PATH": base["PATH"]}
+
+
+def test_worker_env_applies_the_rule():
+    env = protocol.worker_env(base={**os.environ, toolchain.LINKER_VAR: "default"})
+    assert env.get("COMPILER_PATH") == os.environ.get("COMPILER_PATH")
+    if shutil.which("ld.gold") and "COMPILER_PATH" not in os.environ:
+        assert toolchain.linker_name(protocol.worker_env(base=dict(os.environ))) == "gold"
+
+
+@pytest.mark.skipif(not (shutil.which("g++") and shutil.which("ld.gold")), reason="no g++/gold")
+def test_gcc_really_links_with_gold_through_the_env(tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text('extern "C" int k() { return 1; }\n')
+    out = tmp_path / "k.so"
+    base = {k: v for k, v in os.environ.items() if k != "COMPILER_PATH"}
+    env = toolchain.linker_env({**base, toolchain.LINKER_VAR: "gold"})
+    subprocess.run(["g++", "-shared", "-fPIC", str(src), "-o", str(out)], env=env, check=True)
+    assert b".note.gnu.gold-version" in out.read_bytes()
+    plain = tmp_path / "p.so"
+    subprocess.run(["g++", "-shared", "-fPIC", str(src), "-o", str(plain)], env=base, check=True)
+    assert b".note.gnu.gold-version" not in plain.read_bytes()
