@@ -51,7 +51,8 @@ SETTINGS: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
     "baseline": (
         {},
         {},
-        "Inductor's defaults (-O3, vectorized, FX graph cache on, 1 thread, gcc's own linker)",
+        "Inductor's defaults (-O3, vectorized, FX graph cache on, 1 thread, gcc's own linker,"
+        " one g++ run per kernel)",
     ),
     "O0": (
         {"inductor.aot_inductor.debug_compile": True},
@@ -67,6 +68,16 @@ SETTINGS: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
     ),
     "threads-2": ({}, {"TORCHINDUCTOR_COMPILE_THREADS": "2"}, "a 2-process compile pool"),
     "gold": ({}, {"TORCHSMITH_LINKER": "gold"}, "kernels linked by GNU gold, not GNU ld (bfd)"),
+    "batch": (
+        {},
+        {"TORCHSMITH_KERNEL_BATCH": "1"},
+        "a graph's kernels built in one g++ run (torchsmith.execute.kernel_batch)",
+    ),
+    "torchsmith": (
+        {},
+        {"TORCHSMITH_LINKER": "gold", "TORCHSMITH_KERNEL_BATCH": "1"},
+        "what a torchsmith worker does by default: gold and batched kernel builds",
+    ),
 }
 
 
@@ -102,8 +113,10 @@ def run_setting(
     name: str, items: list[dict[str, Any]], python: str | None, timeout: float, work: Path
 ) -> list[dict[str, Any]]:
     config, env_over, _ = SETTINGS[name]
-    # Every setting but ``gold`` links with gcc's default linker, as Inductor does by default.
-    base_env = {**os.environ, "TORCHSMITH_LINKER": "default", **env_over}
+    # The baseline is Inductor as it ships: gcc's default linker, one g++ run per kernel.
+    # A setting changes only what it names.
+    base_env = {**os.environ, "TORCHSMITH_LINKER": "default", "TORCHSMITH_KERNEL_BATCH": "0",
+                **env_over}  # fmt: skip
     env = protocol.worker_env(python=python, base=base_env)
     env.update(TORCHINDUCTOR_CACHE_DIR=str(work / f"cache-{name}"))
     base = CheckOptions(timeout=timeout, localize=False)

@@ -7,7 +7,8 @@ One after the other, each with its own empty Inductor cache:
     backend.target=cpu mgen.max_nodes=5 fuzz.time=300s fuzz.root=DIR`` (through
     ``bench/peer_nnsmith.py``, which only counts: tests, compute ops, reported bugs);
 (t) ``torchsmith fuzz --time 300s --generator graph --gen-option max_nodes=5 --jobs 1``, and the
-    same with ``--pack K`` for each K given.
+    same with ``--pack K`` for each K given; with ``--unbatched``, each of those again with one
+    g++ run per kernel (``TORCHSMITH_KERNEL_BATCH=0``, Inductor's own way).
 
 Printed per side: programs, programs/min, compute ops per program and per minute, the cores it
 kept busy and programs per CPU-minute, what it reported (NNSmith: bug folders from its
@@ -20,7 +21,7 @@ includes the worker's start (a fresh Python importing torch), so the programs/mi
 leans NNSmith's way. Both clocks include the first compile's warm-up.
 
     python bench/peer.py --nnsmith-python /work/nnsmith-venv/bin/python [--time 300]
-        [--max-nodes 5] [--pack 4 8] [--nnsmith-env KEY=VALUE ...] [--json OUT]
+        [--max-nodes 5] [--pack 4 8] [--unbatched] [--nnsmith-env KEY=VALUE ...] [--json OUT]
 
 NNSmith's venv, from its source (HEAD bc0af42), with the same torch:
 
@@ -52,6 +53,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
+from torchsmith.execute import kernel_batch  # noqa: E402
 from torchsmith.store import Store  # noqa: E402
 
 
@@ -82,9 +84,13 @@ def run_nnsmith(
             "command": shlex.join(cmd)}  # fmt: skip
 
 
-def run_torchsmith(seconds: int, max_nodes: int, pack: int, work: Path) -> dict[str, Any]:
-    out = work / f"torchsmith-p{pack}"
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(work / f"cache-p{pack}"))
+def run_torchsmith(
+    seconds: int, max_nodes: int, pack: int, work: Path, batch: bool = True
+) -> dict[str, Any]:
+    tag = f"p{pack}" + ("" if batch else "-unbatched")
+    out = work / f"torchsmith-{tag}"
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(work / f"cache-{tag}"))
+    env[kernel_batch.BATCH_VAR] = "1" if batch else "0"
     cmd = [sys.executable, "-m", "torchsmith", "fuzz", "--time", f"{seconds}s", "--generator",
            "graph", "--gen-option", f"max_nodes={max_nodes}", "--jobs", "1", "--pack", str(pack),
            "--out", str(out), "--json", "--progress-interval", "600"]  # fmt: skip
@@ -112,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pack", type=int, nargs="*", default=[], help="Also torchsmith --pack K.")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument(
+        "--unbatched", action="store_true",
+        help="Also run each torchsmith side with one g++ run per kernel (TORCHSMITH_KERNEL_BATCH=0),"
+        " Inductor's own way, to show what batched kernel builds add.",
+    )  # fmt: skip
+    ap.add_argument(
         "--nnsmith-env", action="append", default=[], metavar="KEY=VALUE",
         help="Extra environment for NNSmith's side (e.g. TORCHINDUCTOR_COMPILE_THREADS=1, "
         "COMPILER_PATH=DIR); repeatable. Default: NNSmith as it ships.",
@@ -129,10 +140,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"(n) NNSmith, {args.time} s ...", file=sys.stderr, flush=True)
         extra = dict(kv.split("=", 1) for kv in args.nnsmith_env)
         sides["NNSmith"] = run_nnsmith(args.nnsmith_python, args.time, args.max_nodes, work, extra)
-        for k in [1, *args.pack]:
-            print(f"(t) torchsmith --pack {k}, {args.time} s ...", file=sys.stderr, flush=True)
-            name = "torchsmith" if k == 1 else f"torchsmith --pack {k}"
-            sides[name] = run_torchsmith(args.time, args.max_nodes, k, work)
+        for batch in (True, False) if args.unbatched else (True,):
+            for k in [1, *args.pack]:
+                name = "torchsmith" + ("" if k == 1 else f" --pack {k}")
+                name += "" if batch else " unbatched"
+                print(f"(t) {name}, {args.time} s ...", file=sys.stderr, flush=True)
+                sides[name] = run_torchsmith(args.time, args.max_nodes, k, work, batch)
         if args.keep:
             args.keep.mkdir(parents=True, exist_ok=True)
             for sub in work.iterdir():
@@ -142,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     n = sides["NNSmith"]
     base = n["programs"] / (n["seconds"] / 60)
     base_cpu = n["programs"] / (n["cpu_s"] / 60)
-    print(f"{'side':<22}{'programs':>9}{'s':>7}{'prog/min':>10}{'ops/prog':>9}{'ops/min':>9}"
+    print(f"{'side':<32}{'programs':>9}{'s':>7}{'prog/min':>10}{'ops/prog':>9}{'ops/min':>9}"
           f"{'x NNSmith':>11}{'cores':>7}{'prog/CPU-min':>14}{'x NNSmith':>11}  reported")  # fmt: skip
     for name, s in sides.items():
         rate = s["programs"] / (s["seconds"] / 60)
@@ -152,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         s["per_cpu_min"] = s["programs"] / (s["cpu_s"] / 60)
         s["cpu_ratio"] = s["per_cpu_min"] / base_cpu
         per = s["ops"] / s["programs"] if s["programs"] else 0.0
-        print(f"{name:<22}{s['programs']:>9}{s['seconds']:>7.0f}{rate:>10.1f}{per:>9.2f}"
+        print(f"{name:<32}{s['programs']:>9}{s['seconds']:>7.0f}{rate:>10.1f}{per:>9.2f}"
               f"{s['ops_per_min']:>9.1f}{s['ratio']:>10.2f}x{s['cores']:>7.2f}"
               f"{s['per_cpu_min']:>14.1f}{s['cpu_ratio']:>10.2f}x  {s['reported']}")  # fmt: skip
     for name, s in sides.items():

@@ -125,7 +125,10 @@ def main() -> None:
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     import torch  # pay the imports once, before the first job: a job's timeout is the program's
 
+    from torchsmith.execute import kernel_batch
     from torchsmith.oracle import jobs  # noqa: F401
+
+    kernel_batch.install()
 
     proto.write(protocol.ready_message(os.getpid(), torch.__version__))
     for line in sys.stdin:
