@@ -59,16 +59,18 @@ def _cache_cls():
 
 def test_the_batch_renames_only_each_kernels_c_function_and_binds_each_under_its_own_name():
     cache = _cache_cls()
-    kernels = [(["const float*", "float*"], kb.split_source(s)[1]) for s in (POINTWISE, GEMM)]
+    kernels = [(["const float*", "float*"], *kb.split_source(s)) for s in (POINTWISE, GEMM)]
     text = kb.batch_source(kernels, cache)
-    for i, (_, body) in enumerate(kernels):
+    for i, (_, _, body) in enumerate(kernels):
         block = text.split(f"namespace tsk_b{i} {{\n", 1)[1].split(f"}}  // namespace tsk_b{i}")[0]
         # The kernel's own text, with only the C function's name changed.
         assert body.replace("kernel(", f"kernel_b{i}(", 1) in block
         assert f"PyInit_kernel_b{i}(void)" in block and f"kernel_b{i}(parse_arg<" in block
         assert not re.search(r"^\s*#\s*include", block, re.M)  # no include inside a namespace
     assert text.count('extern "C"') == 2
-    assert "#include <Python.h>" in text.split("namespace", 1)[0]  # hoisted once, before use
+    top = text.split("namespace", 1)[0]  # the kernels' includes and the binding's, once each
+    assert top.count("#include <Python.h>") == 1 and top.count("#include <c10/util/Unroll.h>") == 1
+    assert top.index("cpp_prefix.h") < top.index("#define PY_SSIZE_T_CLEAN") < top.index("Python.h")
 
 
 @settings(max_examples=60, deadline=None)
@@ -84,12 +86,27 @@ def test_the_batch_renames_only_each_kernels_c_function_and_binds_each_under_its
 )  # fmt: skip
 def test_every_kernel_lands_once_in_its_own_namespace(kernels):
     cache = _cache_cls()
-    text = kb.batch_source([(a, kb.split_source(s)[1]) for a, s in kernels], cache)
+    text = kb.batch_source([(a, *kb.split_source(s)) for a, s in kernels], cache)
     for i, (argtypes, _) in enumerate(kernels):
         assert text.count(f"namespace tsk_b{i} {{") == 1
         assert len(re.findall(rf"\bvoid\s+kernel_b{i}\(", text)) == 1
         assert f"requires {len(argtypes)} args" in text.split(f"namespace tsk_b{i} {{")[1]
     assert not re.search(r"\bvoid\s+kernel\(", text)  # no kernel keeps the shared C name
+
+
+def test_a_kernel_that_names_a_macro_the_binding_defines_is_built_alone():
+    reserved = kb.reserved_names(_cache_cls())
+    assert "PY_SSIZE_T_CLEAN" in reserved
+    assert kb.split_source(POINTWISE, reserved) is not None
+    uses = POINTWISE.replace("std::max(", "PY_SSIZE_T_CLEAN + std::max(")
+    assert kb.split_source(uses, reserved) is None
+
+
+def test_the_binding_is_inductors_own_for_the_new_name():
+    text = kb.binding(["float*", "int64_t"], "kernel_b7", _cache_cls())
+    assert "PyInit_kernel_b7(void)" in text and '"kernel_b7"' in text
+    assert "kernel_b7(parse_arg<float*>(args, 0), parse_arg<int64_t>(args, 1))" in text
+    assert "PyInit_kernel(" not in text
 
 
 @pytest.mark.parametrize("value, on", [(None, True), ("1", True), ("0", False), ("off", False)])

@@ -63,37 +63,10 @@ def enabled(env: dict[str, str] | None = None) -> bool:
     return value not in ("0", "false", "no", "off")
 
 
-def split_source(source: str) -> tuple[list[str], str] | None:
-    """``(includes, body)`` of a kernel's source, or None when a batch cannot hold it exactly.
-
-    ``includes`` are the leading ``#include`` lines (hoisted to the top of the batch), ``body``
-    the rest, byte for byte. A batch holds only kernels with exactly one ``extern "C"``
-    function and no preprocessor directive after the includes but ``#pragma``.
-    """
-    lines = source.splitlines(keepends=True)
-    includes: list[str] = []
-    i = 0
-    while i < len(lines):
-        stripped = lines[i].strip()
-        m = _DIRECTIVE.match(lines[i])
-        if m and m.group(1) == "include":
-            includes.append(stripped)
-        elif stripped and not stripped.startswith("//"):
-            break
-        i += 1
-    body = "".join(lines[i:])
-    for line in lines[i:]:
-        m = _DIRECTIVE.match(line)
-        if m and m.group(1) != "pragma":
-            return None
-    if body.count('extern "C"') != 1 or len(_DECL.findall(body)) != 1:
-        return None
-    return includes, body
-
-
-def _suffix_parts(suffix: str) -> tuple[list[str], str]:
-    """Inductor's binding suffix split into its leading preprocessor lines and the rest."""
-    lines = suffix.splitlines(keepends=True)
+def _leading(text: str) -> tuple[list[str], str]:
+    """``text`` split before its first line of code: the preprocessor lines before it
+    (stripped; comments and blank lines dropped) and the rest, byte for byte."""
+    lines = text.splitlines(keepends=True)
     head: list[str] = []
     i = 0
     while i < len(lines):
@@ -106,30 +79,81 @@ def _suffix_parts(suffix: str) -> tuple[list[str], str]:
     return head, "".join(lines[i:])
 
 
-def batch_source(kernels: list[tuple[list[str], str]], cache_cls: Any) -> str:
-    """One translation unit for ``kernels`` (``(argtypes, body)`` after :func:`split_source`,
-    includes already collected by the caller are not repeated here): each kernel in namespace
-    ``tsk_b<i>`` with its ``extern "C"`` function renamed ``kernel_b<i>`` and Inductor's binding
-    ``PyInit_kernel_b<i>`` after it."""
-    head: list[str] = []
+def split_source(
+    source: str, reserved: frozenset[str] = frozenset()
+) -> tuple[list[str], str] | None:
+    """``(includes, body)`` of a kernel's source, or None when a batch cannot hold it exactly.
+
+    ``includes`` are the leading ``#include`` lines (hoisted to the top of the batch), ``body``
+    the rest, byte for byte. A batch holds only kernels with exactly one ``extern "C"``
+    function, no preprocessor directive after the includes but ``#pragma``, and none of the
+    ``reserved`` identifiers (the macros the binding defines, which the batch defines before
+    every kernel rather than after it).
+    """
+    includes, body = _leading(source)
+    if any(_DIRECTIVE.match(line).group(1) != "include" for line in includes):
+        return None
+    for line in body.splitlines():
+        m = _DIRECTIVE.match(line)
+        if m and m.group(1) != "pragma":
+            return None
+    if body.count('extern "C"') != 1 or len(_DECL.findall(body)) != 1:
+        return None
+    if reserved and reserved & set(re.findall(r"\b\w+\b", body)):
+        return None
+    return includes, body
+
+
+def binding(argtypes: list[str], entry: str, cache_cls: Any) -> str:
+    """Inductor's own Python binding for a kernel function named ``entry``: the text its
+    ``load_pybinding_async`` appends to a kernel's source (every torch words it its own way),
+    captured instead of compiled."""
+    captured: list[str] = []
+
+    def load_async(cls: Any, main_code: str, *args: Any, **kwargs: Any) -> Any:
+        captured.append(main_code)
+        return lambda: None
+
+    call = cache_cls.call_entry_function.replace("kernel(", f"{entry}(", 1)
+    only = type(
+        "_BindingOnly",
+        (cache_cls,),
+        {"entry_function": entry, "call_entry_function": call,
+         "load_async": classmethod(load_async)},
+    )  # fmt: skip
+    only.load_pybinding_async(list(argtypes), "")
+    return captured[0]
+
+
+def reserved_names(cache_cls: Any) -> frozenset[str]:
+    """The macros Inductor's binding defines before its code (``likely``, ...)."""
+    head, _ = _leading(binding(["float*"], "kernel", cache_cls))
+    return frozenset(
+        line.split()[1].split("(")[0]
+        for line in head
+        if _DIRECTIVE.match(line).group(1) == "define"
+    )
+
+
+def batch_source(kernels: list[tuple[list[str], list[str], str]], cache_cls: Any) -> str:
+    """One translation unit for ``kernels`` (``(argtypes, includes, body)``, from
+    :func:`split_source`): the kernels' includes and the binding's leading preprocessor lines
+    once at the top, then each kernel in namespace ``tsk_b<i>``, its ``extern "C"`` function
+    renamed ``kernel_b<i>``, followed by Inductor's binding for it (``PyInit_kernel_b<i>``)."""
+    top: list[str] = []
+    heads: list[list[str]] = []
     parts: list[str] = []
-    for i, (argtypes, body) in enumerate(kernels):
+    for _, includes, _ in kernels:
+        top.extend(line for line in includes if line not in top)
+    for i, (argtypes, _, body) in enumerate(kernels):
         name = f"kernel_b{i}"
         renamed = _DECL.sub(lambda m, n=name: f"{m.group(1)}{n}{m.group(2)}", body, count=1)
-        parseargs = ", ".join(
-            f"parse_arg<{t.replace('const ', '')}>(args, {n})" for n, t in enumerate(argtypes)
-        )
-        call = cache_cls.call_entry_function.replace("kernel(", f"{name}(", 1)
-        suffix = cache_cls.suffix_template.format(
-            arg_len=len(argtypes),
-            call_entry_func=call.format(parseargs),
-            entry_func=name,
-            extra_parse_arg=cache_cls.extra_parse_arg.format(array_len=-1),
-        )
-        pre, rest = _suffix_parts(suffix)
-        head.extend(line for line in pre if line not in head)
+        head, rest = _leading(binding(argtypes, name, cache_cls))
+        if head not in heads:
+            heads.append(head)
         parts.append(f"namespace tsk_b{i} {{\n{renamed}\n{rest}\n}}  // namespace tsk_b{i}\n")
-    return "\n".join(head) + "\n\n" + "\n".join(parts)
+    lines = top + [line for head in heads for line in head]
+    return "\n".join(lines) + "\n\n" + "\n".join(parts)
 
 
 class _Batch:
@@ -157,14 +181,7 @@ class _Batch:
         if len(self.kernels) == 1:
             stats["alone"] += 1
             return [alone[0]()]
-        includes: list[str] = []
-        for _, _, incs, _ in self.kernels:
-            includes.extend(line for line in incs if line not in includes)
-        source = (
-            "\n".join(includes)
-            + "\n"
-            + batch_source([(a, body) for a, _, _, body in self.kernels], Cache)
-        )
+        source = batch_source([(a, incs, body) for a, _, incs, body in self.kernels], Cache)
         try:
             path, key = _BatchLibrary.load(source)
             functions = [_import_kernel(path, key, f"kernel_b{i}") for i in range(len(alone))]
@@ -243,16 +260,20 @@ def install() -> bool:
     cls = ac.AsyncCompile
     if installed():
         return True
-    needed = ("suffix_template", "call_entry_function", "extra_parse_arg", "_load_library_inner")
+    needed = ("call_entry_function", "load_pybinding_async", "load_async", "_load_library_inner")
     if not all(hasattr(CppPythonBindingsCodeCache, n) for n in needed):
         return False
     if not hasattr(cls, "cpp_pybinding") or not hasattr(cls, "wait"):
+        return False
+    try:  # this torch's binding, as its own load_pybinding_async words it
+        reserved = reserved_names(CppPythonBindingsCodeCache)
+    except Exception:
         return False
     original_bind, original_wait = cls.cpp_pybinding, cls.wait
 
     def cpp_pybinding(self: Any, argtypes: list[str], source_code: str) -> Any:
         on = enabled() and ac.get_compile_threads() <= 1
-        parts = split_source(source_code) if on else None
+        parts = split_source(source_code, reserved) if on else None
         if parts is None:
             stats["alone"] += 1
             return original_bind(self, argtypes, source_code)
