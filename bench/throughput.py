@@ -1,6 +1,7 @@
 """Campaign throughput: persistent workers against a fresh process per program, same programs.
 
-    python bench/throughput.py [-n 50] [--seed 0] [--jobs 1] [--timeout 300] [--json OUT]
+    python bench/throughput.py [-n 50] [--seed 0] [--jobs 1] [--timeout 300] [--pack K ...]
+        [--unbatched] [--scaling] [--skip-fresh] [--json OUT]
 
 Generates ``-n`` programs with the graph generator (seeds ``seed .. seed+n-1``) and checks them
 twice, with the same check options (localization on, as in a campaign):
@@ -34,13 +35,22 @@ from pathlib import Path
 
 
 def run_campaign(
-    n: int, seed: int, jobs: int, timeout: float, work: Path, pack: int = 1, name: str = "a"
+    n: int,
+    seed: int,
+    jobs: int,
+    timeout: float,
+    work: Path,
+    pack: int = 1,
+    name: str = "a",
+    batch: bool = True,
 ) -> dict:
     from torchsmith.campaign import Campaign, CampaignConfig
+    from torchsmith.execute import kernel_batch
     from torchsmith.options import CheckOptions
     from torchsmith.store import Store
 
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(work / f"cache-{name}")
+    os.environ[kernel_batch.BATCH_VAR] = "1" if batch else "0"  # the workers read it
     cfg = CampaignConfig(
         out=work / f"campaign-{name}", seed=seed, count=n, jobs=jobs, pack=pack,
         options=CheckOptions(timeout=timeout),
@@ -110,6 +120,12 @@ def main() -> int:
         action="store_true",
         help="also the campaign with one job less (programs/min per job count)",
     )
+    ap.add_argument(
+        "--unbatched",
+        action="store_true",
+        help="also each campaign with one g++ run per kernel (TORCHSMITH_KERNEL_BATCH=0),"
+        " to show what batched kernel builds add",
+    )
     ap.add_argument("--json", dest="json_out", help="also write the figures here")
     args = ap.parse_args()
     command = " ".join(shlex.quote(a) for a in [sys.executable.rsplit("/", 1)[-1], *sys.argv])
@@ -122,6 +138,13 @@ def main() -> int:
         for k in args.pack:
             print(f"(p{k}) campaign packing {k} per compile ...", file=sys.stderr, flush=True)
             packed[k] = run_campaign(args.n, args.seed, args.jobs, args.timeout, work, k, f"p{k}")
+        unbatched = {}
+        for k in [1, *args.pack] if args.unbatched else []:
+            print(f"(u{k}) campaign packing {k}, unbatched ...", file=sys.stderr, flush=True)
+            unbatched[k] = run_campaign(
+                args.n, args.seed, args.jobs, args.timeout, work, k, f"u{k}", batch=False
+            )
+        os.environ.pop("TORCHSMITH_KERNEL_BATCH", None)
         fewer = None
         if args.scaling and args.jobs > 1:
             print(f"(j) campaign with {args.jobs - 1} job(s) ...", file=sys.stderr, flush=True)
@@ -173,6 +196,17 @@ def main() -> int:
               f" unpacked; same verdicts {same}/{args.n}")  # fmt: skip
         figures[f"pack{k}_per_min"] = rate
         figures[f"pack{k}_same_verdicts"] = same
+    for k, u in unbatched.items():
+        rate = args.n / (u["wall_s"] / 60)
+        batched = a if k == 1 else packed[k]
+        b_rate = args.n / (batched["wall_s"] / 60)
+        same = sum(batched["verdicts"][s] == u["verdicts"].get(s) for s in batched["verdicts"])
+        cxx = [r["phases"].get("compile c++ compile", 0.0) / args.n for r in (u, batched)]
+        print(f"(u{k}) packing {k}, one g++ run per kernel: {rate:.2f} programs/min; batched"
+              f" is {b_rate / rate:.2f}x that; c++ compile per program {cxx[0]:.2f} s unbatched,"
+              f" {cxx[1]:.2f} s batched; same verdicts {same}/{args.n}")  # fmt: skip
+        figures[f"unbatched{k}_per_min"] = rate
+        figures[f"unbatched{k}_same_verdicts"] = same
     if fewer is not None:
         rate = args.n / (fewer["wall_s"] / 60)
         print(f"(j) {args.jobs - 1} job(s): {rate:.2f} programs/min; {args.jobs} jobs are"

@@ -4,8 +4,9 @@ On CPU, Inductor's Python wrapper defines each kernel with ``async_compile.cpp_p
 source)`` and then calls ``async_compile.wait(globals())``. With one compile thread (a worker's
 setting) every ``cpp_pybinding`` is its own g++ run: the precompiled header is loaded again
 (~0.3 s of a small kernel's ~0.55 s on this project's machine, with gold) and the kernel is
-linked into its own ``.so``. A packed program of 8 small graphs has some 20 kernels, so most of
-its C++ time is that fixed cost paid 20 times.
+linked into its own ``.so``. Inductor's C++ backend puts the loops between two extern calls
+(``mm``, ``conv``, fallbacks) in one kernel, so a graph has as many kernels as such segments,
+and each pays that fixed cost.
 
 :func:`install` patches the worker's ``AsyncCompile`` so that the kernels of one wrapper module
 are built as one translation unit, with Inductor's own machinery (``CppPythonBindingsCodeCache``:
@@ -16,17 +17,19 @@ the same compiler flags, the same precompiled header, the same file cache and lo
 * ``wait(scope)`` builds the batch and puts each kernel's function in the scope.
 
 The translation unit holds each kernel's source byte for byte, in a namespace of its own
-(``tsk_b<i>``), followed by Inductor's own Python binding (its ``suffix_template``) for it; the
-only edit is the name of the kernel's ``extern "C"`` function (``kernel`` -> ``kernel_b<i>``),
-which must be unique in one library. Each kernel's ``#include`` lines are hoisted to the top
-(all are guarded headers), and the library is imported once per kernel under that kernel's
-module name, as Inductor imports a kernel's own library.
+(``tsk_b<i>``), followed by Inductor's own Python binding for it (the text the installed torch's
+``load_pybinding_async`` appends, captured: 2.6 and 2.13 word it differently); the only edit is
+the name of the kernel's ``extern "C"`` function (``kernel`` -> ``kernel_b<i>``), which must be
+unique in one library. The kernels' ``#include`` lines and the binding's leading preprocessor
+lines go once at the top (all headers are guarded), and the library is imported once per kernel
+under that kernel's module name, as Inductor imports a kernel's own library.
 
 Invariants:
 
 * the generated kernel source, the flags and the precompiled header are Inductor's, unchanged;
 * a kernel the batch cannot hold exactly (a second ``extern "C"`` function, a ``#define`` or
-  ``#if``, an ``#include`` after code) is built alone by Inductor's own path;
+  ``#if``, an ``#include`` after code, a name the binding ``#define``\ s) is built alone by
+  Inductor's own path;
 * when the batch does not compile, every kernel is built alone by Inductor's own path, in the
   wrapper's order, so a kernel that does not compile fails exactly as it does unbatched (the
   same error, the same message);
