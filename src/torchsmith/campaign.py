@@ -17,6 +17,7 @@ Any generator works unchanged: a name from ``generate.protocol.REGISTRY`` or ``m
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import threading
@@ -52,6 +53,18 @@ MAX_ERRORS_BEFORE_FIRST_CHECK = 5
 
 
 # -- the campaign --------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Packed:
+    """A program checked in a pack: its verdict and its equal share of the pack's generation,
+    in-worker and wall seconds (so per-row times add up to the campaign's)."""
+
+    program: Program
+    result: CheckResult
+    gen_s: float
+    work_s: float
+    wall_s: float
+
+
 class SeedSource:
     """Hands out seeds ``start, start+1, ...`` not recorded yet, up to ``count`` programs."""
 
@@ -340,26 +353,35 @@ class Campaign:
 
     def _packed(
         self, slot: Slot, gen: Generator, ctx: GenContext, seeds: list[int]
-    ) -> dict[int, tuple[Program, CheckResult]]:
-        """Seeds whose programs were checked in one pack, with their programs and verdicts
-        (:func:`torchsmith.pack.check_packed`); the others are left to :meth:`_one`."""
-        parts: list[tuple[int, Program]] = []
+    ) -> dict[int, Packed]:
+        """Seeds whose programs were checked in one pack, with their programs, verdicts and
+        shares of the pack's time (:func:`torchsmith.pack.check_packed`); the others are left
+        to :meth:`_one`."""
+        parts: list[tuple[int, Program, float]] = []
         for seed in seeds:
+            t0 = time.perf_counter()
             try:
                 program = self._generate(gen, seed, ctx)
             except Exception:  # _one generates it again and records the error
                 continue
             if program is not None and pack.packable(program):
-                parts.append((seed, program))
+                parts.append((seed, program, time.perf_counter() - t0))
         if len(parts) < 2:
             return {}
+        slot.worker.reset_work()
+        t0 = time.perf_counter()
         try:
             checked = pack.check_packed(
-                [p for _, p in parts], self.config.options, slot.worker, check_program
+                [p for _, p, _ in parts], self.config.options, slot.worker, check_program
             )
         except RuntimeError:  # CheckError, ActorLost, or a worker that cannot start (the
             return {}  # deadline killed it): _one checks them alone, says why, or sees the abort
-        return {seed: pc for (seed, _), pc in zip(parts, checked, strict=True)}
+        # The pack's check (and any re-checks of its parts) is shared equally by its parts.
+        wall, work = (time.perf_counter() - t0) / len(parts), slot.worker.work_s / len(parts)
+        return {
+            seed: Packed(program, result, gen_s, work, wall)
+            for (seed, _, gen_s), (program, result) in zip(parts, checked, strict=True)
+        }
 
     def _one(
         self,
@@ -367,10 +389,10 @@ class Campaign:
         gen: Generator,
         ctx: GenContext,
         seed: int,
-        given: tuple[Program, CheckResult] | None = None,
+        given: Packed | None = None,
     ) -> ProgramRow | None:
         """Generate, check and record ``seed``; ``given``: its program and verdict already
-        (from a pack)."""
+        (from a pack), with its share of the pack's time."""
         cfg, w = self.config, slot.worker
         name = getattr(gen, "name", None) or cfg.generator
         row = ProgramRow(seed=seed, generator=str(name), options=cfg.options.to_dict())
@@ -380,7 +402,7 @@ class Campaign:
             ctx.yields = {k: (v[0], v[1]) for k, v in self.yields.items()}
         t0 = time.perf_counter()
         try:
-            program = given[0] if given else self._generate(gen, seed, ctx)
+            program = given.program if given else self._generate(gen, seed, ctx)
         except Exception as e:
             program = None
             row.status, row.error = "error", f"generator: {type(e).__name__}: {e}"[:2000]
@@ -398,7 +420,7 @@ class Campaign:
             was_alive, starts = w.alive, w.starts
             w.reset_work()
             try:
-                result = given[1] if given else check_program(program, cfg.options, w)
+                result = given.result if given else check_program(program, cfg.options, w)
             except CheckError as e:
                 row.status, row.error = "error", str(e)[:2000]
             except ActorLost as e:  # its node died: once more on another actor, then an error
@@ -423,6 +445,10 @@ class Campaign:
         if result is not None:
             self._fill(row, program, result)
         row.wall_s = time.perf_counter() - t0
+        if given:
+            row.gen_s += given.gen_s
+            row.work_s += given.work_s
+            row.wall_s += given.gen_s + given.wall_s
         assert self.writer is not None
         ack: RecordAck = self.writer.call(Store.record, row)
         self._count(row, ack, ops)

@@ -22,6 +22,10 @@ def test_packed_and_unpacked_campaigns_agree_seed_by_seed(tmp_path):
     assert sorted(packed) == list(range(8)) and packed == one
     assert any(v[0] == "mismatch" for v in packed.values())
     assert any(v[0] == "pass" for v in packed.values())
+    # Every part carries its share of the pack's time: per-family and per-row figures add up.
+    with Store(tmp_path / "packed", readonly=True) as s:
+        for r in s.rows():
+            assert r["work_s"] > 0 and r["wall_s"] >= r["work_s"], r
 
 
 def test_a_time_budget_that_ends_mid_pack_stops_the_campaign_cleanly(tmp_path):
