@@ -23,6 +23,9 @@ leans NNSmith's way. Both clocks include the first compile's warm-up.
     python bench/peer.py --nnsmith-python /work/nnsmith-venv/bin/python [--time 300]
         [--max-nodes 5] [--pack 4 8] [--unbatched] [--nnsmith-env KEY=VALUE ...] [--json OUT]
 
+``--keep DIR`` keeps both sides' output; ``bench/peer_judge.py --reports DIR/nnsmith-root`` then
+replays each NNSmith report and judges it with ``torchsmith check`` (the fp64 rule).
+
 NNSmith's venv, from its source (HEAD bc0af42), with the same torch:
 
     git clone https://github.com/ise-uiuc/nnsmith && cd nnsmith

@@ -118,7 +118,7 @@ def main() -> int:
     ap.add_argument(
         "--scaling",
         action="store_true",
-        help="also the campaign with one job less (programs/min per job count)",
+        help="also each campaign (unpacked and every --pack K) with one job less",
     )
     ap.add_argument(
         "--unbatched",
@@ -145,10 +145,13 @@ def main() -> int:
                 args.n, args.seed, args.jobs, args.timeout, work, k, f"u{k}", batch=False
             )
         os.environ.pop("TORCHSMITH_KERNEL_BATCH", None)
-        fewer = None
-        if args.scaling and args.jobs > 1:
-            print(f"(j) campaign with {args.jobs - 1} job(s) ...", file=sys.stderr, flush=True)
-            fewer = run_campaign(args.n, args.seed, args.jobs - 1, args.timeout, work, 1, "j")
+        fewer = {}
+        for k in [1, *args.pack] if args.scaling and args.jobs > 1 else []:
+            print(f"(j{k}) campaign packing {k} with {args.jobs - 1} job(s) ...",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            fewer[k] = run_campaign(
+                args.n, args.seed, args.jobs - 1, args.timeout, work, k, f"j{k}"
+            )
         b = None
         if not args.skip_fresh:
             print(f"(b) a fresh process per program ({args.n}) ...", file=sys.stderr, flush=True)
@@ -207,11 +210,12 @@ def main() -> int:
               f" {cxx[1]:.2f} s batched; same verdicts {same}/{args.n}")  # fmt: skip
         figures[f"unbatched{k}_per_min"] = rate
         figures[f"unbatched{k}_same_verdicts"] = same
-    if fewer is not None:
-        rate = args.n / (fewer["wall_s"] / 60)
-        print(f"(j) {args.jobs - 1} job(s): {rate:.2f} programs/min; {args.jobs} jobs are"
-              f" {a_rate / rate:.2f}x that")  # fmt: skip
-        figures["fewer_jobs_per_min"] = rate
+    for k, few in fewer.items():
+        rate = args.n / (few["wall_s"] / 60)
+        more = args.n / ((a if k == 1 else packed[k])["wall_s"] / 60)
+        print(f"(j{k}) packing {k}, {args.jobs - 1} job(s): {rate:.2f} programs/min;"
+              f" {args.jobs} jobs: {more:.2f}, {more / rate:.2f}x")  # fmt: skip
+        figures[f"fewer_jobs_pack{k}_per_min"] = rate
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(figures, indent=2) + "\n")
     return 0
