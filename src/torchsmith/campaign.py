@@ -55,14 +55,14 @@ MAX_ERRORS_BEFORE_FIRST_CHECK = 5
 # -- the campaign --------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Packed:
-    """A program checked in a pack: its verdict and its equal share of the pack's generation,
-    in-worker and wall seconds (so per-row times add up to the campaign's)."""
+    """A seed's program from a packing round, its generation time and, when checked in the
+    pack, its verdict and equal share of the pack's in-worker and wall time (else None)."""
 
-    program: Program
-    result: CheckResult
-    gen_s: float
-    work_s: float
-    wall_s: float
+    program: Program | None
+    result: CheckResult | None = None
+    gen_s: float = 0.0
+    work_s: float = 0.0
+    wall_s: float = 0.0
 
 
 class SeedSource:
@@ -354,20 +354,26 @@ class Campaign:
     def _packed(
         self, slot: Slot, gen: Generator, ctx: GenContext, seeds: list[int]
     ) -> dict[int, Packed]:
-        """Seeds whose programs were checked in one pack, with their programs, verdicts and
-        shares of the pack's time (:func:`torchsmith.pack.check_packed`); the others are left
-        to :meth:`_one`."""
+        """The seeds' programs, generated once each: those checked in one pack with their
+        verdicts and shares of the pack's time (:func:`torchsmith.pack.check_packed`), the
+        others (not packable, no program, too few to pack) without a verdict, for :meth:`_one`
+        to check alone. A seed whose generator raised is left out: :meth:`_one` records why."""
         parts: list[tuple[int, Program, float]] = []
+        out: dict[int, Packed] = {}
         for seed in seeds:
             t0 = time.perf_counter()
             try:
                 program = self._generate(gen, seed, ctx)
             except Exception:  # _one generates it again and records the error
                 continue
+            gen_s = time.perf_counter() - t0
             if program is not None and pack.packable(program):
-                parts.append((seed, program, time.perf_counter() - t0))
+                parts.append((seed, program, gen_s))
+            else:
+                out[seed] = Packed(program, None, gen_s)
+        alone = {**out, **{seed: Packed(p, None, g) for seed, p, g in parts}}
         if len(parts) < 2:
-            return {}
+            return alone
         slot.worker.reset_work()
         t0 = time.perf_counter()
         try:
@@ -375,13 +381,12 @@ class Campaign:
                 [p for _, p, _ in parts], self.config.options, slot.worker, check_program
             )
         except RuntimeError:  # CheckError, ActorLost, or a worker that cannot start (the
-            return {}  # deadline killed it): _one checks them alone, says why, or sees the abort
+            return alone  # deadline killed it): _one checks them alone, says why, or sees the abort
         # The pack's check (and any re-checks of its parts) is shared equally by its parts.
         wall, work = (time.perf_counter() - t0) / len(parts), slot.worker.work_s / len(parts)
-        return {
-            seed: Packed(program, result, gen_s, work, wall)
-            for (seed, _, gen_s), (program, result) in zip(parts, checked, strict=True)
-        }
+        for (seed, _, gen_s), (program, result) in zip(parts, checked, strict=True):
+            out[seed] = Packed(program, result, gen_s, work, wall)
+        return out
 
     def _one(
         self,
@@ -391,8 +396,8 @@ class Campaign:
         seed: int,
         given: Packed | None = None,
     ) -> ProgramRow | None:
-        """Generate, check and record ``seed``; ``given``: its program and verdict already
-        (from a pack), with its share of the pack's time."""
+        """Generate, check and record ``seed``; ``given``: its program already (from a packing
+        round), and its verdict when it was checked in the pack."""
         cfg, w = self.config, slot.worker
         name = getattr(gen, "name", None) or cfg.generator
         row = ProgramRow(seed=seed, generator=str(name), options=cfg.options.to_dict())
@@ -420,7 +425,7 @@ class Campaign:
             was_alive, starts = w.alive, w.starts
             w.reset_work()
             try:
-                result = given.result if given else check_program(program, cfg.options, w)
+                result = (given and given.result) or check_program(program, cfg.options, w)
             except CheckError as e:
                 row.status, row.error = "error", str(e)[:2000]
             except ActorLost as e:  # its node died: once more on another actor, then an error

@@ -28,7 +28,7 @@ Invariants:
 
 * the generated kernel source, the flags and the precompiled header are Inductor's, unchanged;
 * a kernel the batch cannot hold exactly (a second ``extern "C"`` function, a ``#define`` or
-  ``#if``, an ``#include`` after code, a name the binding ``#define``\ s) is built alone by
+  ``#if``, an ``#include`` after code, a name the binding defines as a macro) is built alone by
   Inductor's own path;
 * when the batch does not compile, every kernel is built alone by Inductor's own path, in the
   wrapper's order, so a kernel that does not compile fails exactly as it does unbatched (the
