@@ -113,3 +113,16 @@ def test_the_binding_is_inductors_own_for_the_new_name():
 def test_batching_is_on_unless_the_environment_says_0(value, on):
     env = {} if value is None else {kb.BATCH_VAR: value}
     assert kb.enabled(env) is on
+
+
+def test_install_changes_nothing_when_off_or_when_this_torch_lacks_a_hook(monkeypatch):
+    from torch._inductor import async_compile as ac
+
+    before = (ac.AsyncCompile.cpp_pybinding, ac.AsyncCompile.wait)
+    monkeypatch.setenv(kb.BATCH_VAR, "0")
+    assert kb.install() is False
+    monkeypatch.delenv(kb.BATCH_VAR)
+    monkeypatch.delattr(ac, "get_compile_threads")
+    assert kb.install() is False
+    assert (ac.AsyncCompile.cpp_pybinding, ac.AsyncCompile.wait) == before
+    assert not kb.installed()

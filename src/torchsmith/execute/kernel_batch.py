@@ -255,18 +255,20 @@ def install() -> bool:
     """
     if not enabled():
         return False
-    try:
+    try:  # an optimization must never stop a worker from starting: any surprise is "no"
         from torch._inductor import async_compile as ac
         from torch._inductor.codecache import CppPythonBindingsCodeCache
-    except ImportError:
+    except Exception:
         return False
-    cls = ac.AsyncCompile
+    cls = getattr(ac, "AsyncCompile", None)
     if installed():
         return True
     needed = ("call_entry_function", "load_pybinding_async", "load_async", "_load_library_inner")
     if not all(hasattr(CppPythonBindingsCodeCache, n) for n in needed):
         return False
-    if not hasattr(cls, "cpp_pybinding") or not hasattr(cls, "wait"):
+    if not all(hasattr(cls, n) for n in ("cpp_pybinding", "wait")):
+        return False
+    if not hasattr(ac, "get_compile_threads"):
         return False
     try:  # this torch's binding, as its own load_pybinding_async words it
         reserved = reserved_names(CppPythonBindingsCodeCache)
