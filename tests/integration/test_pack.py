@@ -29,10 +29,11 @@ def test_packed_and_unpacked_campaigns_agree_seed_by_seed(tmp_path):
 
 
 def test_a_time_budget_that_ends_mid_pack_stops_the_campaign_cleanly(tmp_path):
-    # The deadline kills the worker inside a packed check; the re-checks of the parts then
-    # find no worker. The campaign must stop (seeds unrecorded, redone on resume), not fail.
+    # The deadline (8 s for 400 programs: 50 packs, more than batched builds finish in 8 s)
+    # kills the worker inside a packed check; the re-checks of the parts then find no worker.
+    # The campaign must stop (seeds unrecorded, redone on resume), not fail.
     cfg = CampaignConfig(
-        out=tmp_path / "c", count=40, pack=8, time_budget=8.0, gen_options=GEN,
+        out=tmp_path / "c", count=400, pack=8, time_budget=8.0, gen_options=GEN,
         options=CheckOptions(timeout=180, localize=False),
     )  # fmt: skip
     summary = Campaign(cfg).run()

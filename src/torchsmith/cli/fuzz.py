@@ -64,7 +64,7 @@ def _sigterm_as_interrupt() -> None:
     default=8,
     show_default=True,
     help="Programs checked per compile (plain generated programs; 8 measured 2.3x the"
-    " programs/min of 1 over 300 s, same verdicts; 16 no better: notes/campaign.md).",
+    " programs/min of 1 over 300 s, same verdicts; 16 only 5% more: notes/campaign.md).",
 )
 @click.option(
     "--ray",
