@@ -70,7 +70,10 @@ def nnsmith_replay(python: str, folder: Path, work: Path) -> str:
     cmd = [python, "-m", "nnsmith.cli.model_exec", "model.type=torch", "backend.type=pt2",
            "backend.target=cpu", f"model.path={folder / 'model.pth'}",
            f"hydra.run.dir={hydra}"]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=work, timeout=600)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=work, timeout=600)
+    except subprocess.TimeoutExpired:  # a replay that hangs is recorded, the others still run
+        return "timeout (600 s)"
     log = "".join(p.read_text(errors="replace") for p in hydra.glob("*.log"))
     if "[FAIL]" in log:
         return "FAIL"
