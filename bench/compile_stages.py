@@ -42,10 +42,11 @@ def run_size(
     size: int, args: argparse.Namespace, work: Path, batch: bool, count: int = 0, seed: int = -1
 ) -> list[dict]:
     """One campaign of ``-n`` programs of ``size`` ops: per kept program, ops and stage seconds."""
-    from torchsmith.campaign import Campaign, CampaignConfig
+    from torchsmith.campaign.config import CampaignConfig
+    from torchsmith.campaign.loop import Campaign
+    from torchsmith.campaign.store import Store
     from torchsmith.execute import kernel_batch
     from torchsmith.options import CheckOptions
-    from torchsmith.store import Store
 
     count, seed = count or args.n, args.seed if seed < 0 else seed
     name = f"s{size}-{seed}{'' if batch else '-u'}"
@@ -60,7 +61,7 @@ def run_size(
     )  # fmt: skip
     Campaign(cfg).run()
     with Store(cfg.out, readonly=True) as store:
-        rows = sorted(store.rows("status = 'checked'"), key=lambda r: r["recorded"])
+        rows = sorted(store.rows(status="checked"), key=lambda r: r["recorded"])
     kept = []
     for r in rows[1:]:  # the first compile of a fresh worker pays warm-up
         stages = {k[8:]: v for k, v in r["timings"].items() if k.startswith("compile ")}

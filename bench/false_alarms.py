@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     from torchsmith import CheckOptions, check_program
     from torchsmith.execute.protocol import worker_env
     from torchsmith.execute.worker import Worker
-    from torchsmith.generate import GenOptions, generate
+    from torchsmith.generate.graph import GenOptions, generate
 
     gen = GenOptions(edge_values=args.edge_values)
     opts = CheckOptions(localize=False, timeout=args.timeout, probe=not args.no_probe)

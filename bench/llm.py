@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from torchsmith.execute.worker import Worker
-from torchsmith.generate.llm import LLMEndpointError, LLMGenerator, extract_code
+from torchsmith.generate.llm.generator import LLMEndpointError, LLMGenerator, extract_code
 from torchsmith.generate.protocol import GenContext
 
 EXIT_NO_ENDPOINT = 2
@@ -35,7 +35,7 @@ EXIT_NO_ENDPOINT = 2
 def _scripted_server() -> ThreadingHTTPServer:
     """A stand-in endpoint: answers with corpus programs; every other first answer has the
     unaligned ``torch.mm`` of the S2 example spliced in, and the repair request gets it fixed."""
-    from torchsmith.generate.prompts import default_corpus
+    from torchsmith.generate.llm.prompts import default_corpus
 
     corpus = default_corpus(generated=16)
     state = {"n": 0, "first": 0}

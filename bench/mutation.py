@@ -16,7 +16,7 @@ import sys
 import time
 
 from torchsmith.execute.worker import Worker
-from torchsmith.generate.mutate import MutationGenerator
+from torchsmith.generate.mutate.generator import MutationGenerator
 from torchsmith.generate.protocol import GenContext
 
 

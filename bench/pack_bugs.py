@@ -28,8 +28,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from torchsmith.campaign import Campaign, CampaignConfig  # noqa: E402
-from torchsmith.store import Store  # noqa: E402
+from torchsmith.campaign.config import CampaignConfig  # noqa: E402
+from torchsmith.campaign.loop import Campaign  # noqa: E402
+from torchsmith.campaign.store import Store  # noqa: E402
 
 
 def run(pack: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:

@@ -56,8 +56,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
+from torchsmith.campaign.store import Store  # noqa: E402
 from torchsmith.execute import kernel_batch  # noqa: E402
-from torchsmith.store import Store  # noqa: E402
 
 
 def children_cpu() -> float:

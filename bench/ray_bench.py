@@ -8,7 +8,7 @@
    is started before the Ray side's clock starts, as a cluster is up before a campaign; its
    start-up time is printed apart. Actor start-up is in the rate.
 2. The store alone: ``--rows`` program rows recorded through the campaign's one
-   :class:`~torchsmith.store.Writer` thread as fast as it takes them: sustained rows/s, and at
+   :class:`~torchsmith.campaign.writer.Writer` thread as fast as it takes them: sustained rows/s, and at
    what cluster size that many rows/s would be needed (``nodes = rows/s / programs/min/node *
    60``, with this machine's programs/min per job as a node's).
 
@@ -28,10 +28,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from torchsmith.campaign import Campaign, CampaignConfig  # noqa: E402
+from torchsmith.campaign.config import CampaignConfig  # noqa: E402
+from torchsmith.campaign.loop import Campaign  # noqa: E402
+from torchsmith.campaign.store import DB_NAME, ProgramRow, Store  # noqa: E402
+from torchsmith.campaign.writer import Writer  # noqa: E402
 from torchsmith.execute import ray_pool  # noqa: E402
 from torchsmith.options import CheckOptions  # noqa: E402
-from torchsmith.store import DB_NAME, ProgramRow, Store, Writer  # noqa: E402
 
 
 def campaign_rate(out: Path, count: int, jobs: int, ray: str | None) -> float:

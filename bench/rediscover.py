@@ -30,11 +30,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from torchsmith.campaign import Campaign, CampaignConfig, summarize  # noqa: E402
+from torchsmith.campaign.config import CampaignConfig  # noqa: E402
+from torchsmith.campaign.loop import Campaign  # noqa: E402
+from torchsmith.campaign.store import Store  # noqa: E402
+from torchsmith.campaign.summary import summarize  # noqa: E402
 from torchsmith.dedup import normalize_message, program_ops  # noqa: E402
 from torchsmith.finding import read_finding  # noqa: E402
 from torchsmith.options import CheckOptions, parse_duration  # noqa: E402
-from torchsmith.store import Store  # noqa: E402
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]{2,}")
 

@@ -91,7 +91,7 @@ def _size(seed: int, lo: int, hi: int) -> int:
 
 
 def relu_program(seed: int, lo: int, hi: int) -> Program | None:
-    from torchsmith.generate import GenOptions, generate
+    from torchsmith.generate.graph import GenOptions, generate
 
     k = _size(seed, lo, hi)
     prog = generate(seed, GenOptions(max_nodes=k, min_nodes=k, ops=RELU_OPS, dtypes=("float32",)))
@@ -101,7 +101,7 @@ def relu_program(seed: int, lo: int, hi: int) -> Program | None:
 
 def dynamo_program(seed: int, lo: int, hi: int) -> Program:
     """A generated program with ``keys = {0, 1}`` (a BUILD_SET) at a random place in forward."""
-    from torchsmith.generate import GenOptions, generate
+    from torchsmith.generate.graph import GenOptions, generate
 
     k = _size(seed, lo, hi)
     prog = generate(seed, GenOptions(max_nodes=k, min_nodes=k, dtypes=("float32",)))

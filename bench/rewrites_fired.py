@@ -27,8 +27,8 @@ from torchsmith.check import effective_options
 from torchsmith.execute.protocol import Request, worker_env
 from torchsmith.execute.worker import Worker
 from torchsmith.generate.coverage import COLLECT_FUNCTION, report_features
-from torchsmith.generate.rewrites import RewritesGenerator, note_of, render_program
-from torchsmith.generate.rewrites_catalog import features_fired
+from torchsmith.generate.rewrites.catalog import features_fired
+from torchsmith.generate.rewrites.generator import RewritesGenerator, note_of, render_program
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 

@@ -6,7 +6,7 @@
 Generates ``-n`` programs with the graph generator (seeds ``seed .. seed+n-1``) and checks them
 twice, with the same check options (localization on, as in a campaign):
 
-(a) by a campaign (:class:`torchsmith.campaign.Campaign`: long-lived workers, the store, finding
+(a) by a campaign (:class:`torchsmith.campaign.loop.Campaign`: long-lived workers, the store, finding
     folders), timed from the campaign's start to its summary, worker start-up included;
 (b) with a fresh process per program: ``python -m torchsmith check FILE --json``, which starts
     Python, imports torch, and starts a worker of its own each time.
@@ -44,10 +44,11 @@ def run_campaign(
     name: str = "a",
     batch: bool = True,
 ) -> dict:
-    from torchsmith.campaign import Campaign, CampaignConfig
+    from torchsmith.campaign.config import CampaignConfig
+    from torchsmith.campaign.loop import Campaign
+    from torchsmith.campaign.store import Store
     from torchsmith.execute import kernel_batch
     from torchsmith.options import CheckOptions
-    from torchsmith.store import Store
 
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(work / f"cache-{name}")
     os.environ[kernel_batch.BATCH_VAR] = "1" if batch else "0"  # the workers read it
@@ -82,7 +83,7 @@ def run_campaign(
 
 
 def run_fresh(n: int, seed: int, timeout: float, work: Path) -> dict:
-    from torchsmith.generate import generate_source
+    from torchsmith.generate.graph import generate_source
 
     progs = work / "programs"
     progs.mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from torchsmith.generate import GenOptions, generate, op_families, op_names  # noqa: E402
+from torchsmith.generate.graph import GenOptions, generate, op_families, op_names  # noqa: E402
 from torchsmith.generate.validate import validate_seeds  # noqa: E402
 
 
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _filtered(names: list[str], pattern: str) -> set[str]:
-    from torchsmith.generate.options import compile_filter
+    from torchsmith.generate.graph.options import compile_filter
 
     m = compile_filter(pattern)
     return {n for n in names if m(n)}

@@ -29,6 +29,8 @@ from torchsmith.program.format import Program
 from torchsmith.program.render import render_script
 from torchsmith.verdict import CheckResult
 
+#: The campaign folder's subfolder of finding folders.
+FINDINGS = "findings"
 META = "meta.json"
 PROGRAM = "program.py"
 REPRO = "repro.py"

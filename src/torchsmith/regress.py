@@ -35,15 +35,14 @@ from pathlib import Path
 from typing import Any
 
 from torchsmith import dedup
+from torchsmith.campaign.store import DB_NAME, Store
 from torchsmith.check import CheckError, check_program
 from torchsmith.execute.worker import Worker
-from torchsmith.finding import META, Finding, list_findings, read_finding
-from torchsmith.store import DB_NAME, Store
+from torchsmith.finding import FINDINGS, META, Finding, list_findings, read_finding
 from torchsmith.verdict import CheckResult, Verdict
 
 REGRESS_JSON = "regress.json"
-#: A campaign's finding folders (``campaign.FINDINGS``; not imported: reports import this module).
-FINDINGS = "findings"
+
 SCHEMA = 1
 #: Verdicts that mean "no compiler bug here" (the compiled result is acceptable).
 _PASSING = {Verdict.PASS.value, Verdict.IMPRECISE.value, Verdict.UNSTABLE.value}

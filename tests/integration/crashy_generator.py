@@ -1,7 +1,7 @@
 """A test generator: fixed programs per seed, some of which segfault, hang or eat memory.
 
 Usable by name in a campaign (``--generator tests.integration.crashy_generator:CrashyGenerator``)
-or as an object passed to :class:`torchsmith.campaign.Campaign`.
+or as an object passed to :class:`torchsmith.campaign.loop.Campaign`.
 """
 
 from __future__ import annotations

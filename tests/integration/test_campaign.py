@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from torchsmith.campaign import Campaign, CampaignConfig, summarize
+from torchsmith.campaign.config import CampaignConfig
+from torchsmith.campaign.loop import Campaign
+from torchsmith.campaign.store import Store
+from torchsmith.campaign.summary import summarize
 from torchsmith.options import CheckOptions
-from torchsmith.store import Store
 
 from .crashy_generator import CrashyGenerator
 
@@ -61,7 +63,7 @@ def test_injected_relu_bug_from_different_programs_is_one_signature(tmp_path, mo
     )
     summary = Campaign(cfg).run()
     with Store(cfg.out, readonly=True) as store:
-        bugs = [r for r in store.rows("category = 'bug'")]
+        bugs = [r for r in store.rows(category="bug")]
         assert len({r["digest"] for r in bugs}) >= 2, "the seeds should reach the bug twice"
         assert len({r["signature"] for r in bugs}) == 1, {r["readable"] for r in bugs}
         assert {r["stage"] for r in bugs} == {"inductor"}
@@ -150,7 +152,9 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
     summary = json.loads(out)
     assert summary["state"] == "finished" and summary["programs"] == 6
     with Store(victim, readonly=True) as st:
-        errors = [(r["seed"], r["status"], r["error"]) for r in st.rows("status != 'checked'")]
+        errors = [
+            (r["seed"], r["status"], r["error"]) for r in st.rows() if r["status"] != "checked"
+        ]
     assert not errors
     assert _rows(victim) == _rows(tmp_path / "ref")
     names = sorted(p.name for p in (victim / "findings").iterdir())

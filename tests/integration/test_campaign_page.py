@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from torchsmith.campaign import Campaign, CampaignConfig
+from torchsmith.campaign.config import CampaignConfig
+from torchsmith.campaign.loop import Campaign
 from torchsmith.cli import main
 from torchsmith.options import CheckOptions
 

@@ -10,9 +10,9 @@ import pytest
 
 from torchsmith.check import check_eager
 from torchsmith.generate.coverage import WorkerClient
-from torchsmith.generate.llm import LLMGenerator
-from torchsmith.generate.mutate import MutationGenerator
-from torchsmith.generate.mutate_ops import MUTATORS
+from torchsmith.generate.llm.generator import LLMGenerator
+from torchsmith.generate.mutate.generator import MutationGenerator
+from torchsmith.generate.mutate.operators import MUTATORS
 from torchsmith.generate.protocol import GenContext
 from torchsmith.options import CheckOptions
 from torchsmith.program.load import program_from_source

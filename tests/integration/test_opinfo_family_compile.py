@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from torchsmith.check import check_eager, check_program
-from torchsmith.generate.opinfo import OpInfoGenerator
+from torchsmith.generate.opinfo.generator import OpInfoGenerator
 from torchsmith.generate.protocol import GenContext
 from torchsmith.options import CheckOptions
 from torchsmith.verdict import Verdict

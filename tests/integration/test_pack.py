@@ -1,8 +1,9 @@
 """A packed campaign finds what the unpacked one finds, for the same seeds."""
 
-from torchsmith.campaign import Campaign, CampaignConfig
+from torchsmith.campaign.config import CampaignConfig
+from torchsmith.campaign.loop import Campaign
+from torchsmith.campaign.store import Store
 from torchsmith.options import CheckOptions
-from torchsmith.store import Store
 
 RELU = {"inductor.cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}
 GEN = {"ops": "relu,add,mul,sin,cos,exp", "max_nodes": 4}
@@ -39,4 +40,4 @@ def test_a_time_budget_that_ends_mid_pack_stops_the_campaign_cleanly(tmp_path):
     summary = Campaign(cfg).run()
     assert summary["state"] == "stopped", summary
     with Store(tmp_path / "c", readonly=True) as s:
-        assert not s.rows("status = 'error'")
+        assert not s.rows(status="error")

@@ -5,7 +5,7 @@ and deterministic (a compiler finding is allowed; a program the judge cannot use
 from __future__ import annotations
 
 from torchsmith.check import check_program
-from torchsmith.generate.pyprog import PythonGenerator
+from torchsmith.generate.python.generator import PythonGenerator
 from torchsmith.options import CheckOptions
 from torchsmith.verdict import Verdict
 

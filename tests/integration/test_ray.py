@@ -15,9 +15,10 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'torchsmith[ray]'")
 
-from torchsmith.campaign import Campaign, CampaignConfig  # noqa: E402
+from torchsmith.campaign.config import CampaignConfig  # noqa: E402
+from torchsmith.campaign.loop import Campaign  # noqa: E402
+from torchsmith.campaign.store import Store  # noqa: E402
 from torchsmith.options import CheckOptions  # noqa: E402
-from torchsmith.store import Store  # noqa: E402
 
 RELU = {"inductor.cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}
 GEN = {"ops": "relu,add,mul,sin", "max_nodes": 3}

@@ -9,7 +9,7 @@ import pytest
 
 from torchsmith.check import check_program, effective_options
 from torchsmith.generate.coverage import WorkerClient
-from torchsmith.generate.rewrites import RewritesGenerator
+from torchsmith.generate.rewrites.generator import RewritesGenerator
 from torchsmith.options import CheckOptions
 from torchsmith.verdict import Verdict
 

@@ -2,14 +2,15 @@
 
 import pytest
 
-import torchsmith.campaign as camp
-from torchsmith.campaign import Campaign, CampaignConfig, CampaignError
+import torchsmith.campaign.loop as camp
+from torchsmith.campaign.config import CampaignConfig, CampaignError
+from torchsmith.campaign.loop import Campaign
+from torchsmith.campaign.store import Store
 from torchsmith.check import CheckError
 from torchsmith.dedup import signature
 from torchsmith.finding import read_finding, write_finding
 from torchsmith.program.format import Program
 from torchsmith.program.load import program_from_source
-from torchsmith.store import Store
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 
 SRC = """import torch

@@ -11,7 +11,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torchsmith.generate import (
+from torchsmith.generate.graph import (
     GenOptions,
     generate,
     generate_source,
@@ -202,7 +202,7 @@ def test_a_concurrent_generation_does_not_change_a_programs_bytes(monkeypatch):
     ``self.relu1(sin1)`` for seed 0 after a resume)."""
     import threading
 
-    from torchsmith.generate.builder import Builder
+    from torchsmith.generate.graph.builder import Builder
 
     opts = GenOptions(ops="relu,add,sin,mul", max_nodes=4)
     ref = generate_source(0, opts)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from torchsmith.generate import GenOptions
+from torchsmith.generate.graph import GenOptions
 from torchsmith.generate.validate import validate_seeds
 
 

@@ -14,8 +14,13 @@ from typing import Any
 import pytest
 
 from torchsmith.generate.coverage import Coverage, common_ops, rare_ops, report_features, steer
-from torchsmith.generate.llm import LLMEndpointError, LLMGenerator, extract_code, problem_of
-from torchsmith.generate.prompts import (
+from torchsmith.generate.llm.generator import (
+    LLMEndpointError,
+    LLMGenerator,
+    extract_code,
+    problem_of,
+)
+from torchsmith.generate.llm.prompts import (
     Target,
     generation_messages,
     repair_message,

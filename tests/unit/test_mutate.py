@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from torchsmith.generate.mutate import MutationGenerator, mutate_source
-from torchsmith.generate.mutate_ops import MUTATORS
-from torchsmith.generate.mutate_sites import Sites, anchors
-from torchsmith.generate.prompts import default_corpus, load_corpus
+from torchsmith.generate.llm.prompts import default_corpus, load_corpus
+from torchsmith.generate.mutate.generator import MutationGenerator, mutate_source
+from torchsmith.generate.mutate.operators import MUTATORS
+from torchsmith.generate.mutate.sites import Sites, anchors
 from torchsmith.generate.protocol import GenContext, get_generator
 from torchsmith.program.format import Program
 from torchsmith.program.load import program_from_source

@@ -16,9 +16,9 @@ import types
 import pytest
 import torch
 
-from torchsmith.generate.opinfo import OpInfoGenerator, load_catalog
-from torchsmith.generate.opinfo_render import CallForm, OutInfo, ProgramSpec, render_program
-from torchsmith.generate.opinfo_values import Unrenderable, float_literal, literal, tensor_expr
+from torchsmith.generate.opinfo.generator import OpInfoGenerator, load_catalog
+from torchsmith.generate.opinfo.render import CallForm, OutInfo, ProgramSpec, render_program
+from torchsmith.generate.opinfo.values import Unrenderable, float_literal, literal, tensor_expr
 from torchsmith.generate.protocol import GenContext, get_generator
 from torchsmith.program.format import declared_settings, entry_of, is_canonical
 from torchsmith.program.load import program_from_source

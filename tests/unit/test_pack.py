@@ -1,10 +1,10 @@
 """Packing: K generated programs as one, each part as it is alone; failures attributed."""
 
-from torchsmith.generate import GenOptions, generate
+from torchsmith.campaign.pack import pack, packable, parts_of
+from torchsmith.generate.graph import GenOptions, generate
 from torchsmith.options import CheckOptions
 from torchsmith.oracle import runtime
 from torchsmith.oracle.compare import identical
-from torchsmith.pack import pack, packable, parts_of
 from torchsmith.program.load import program_from_source
 from torchsmith.verdict import CheckResult, Phase, Verdict
 

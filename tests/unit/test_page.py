@@ -9,9 +9,11 @@ import re
 import pytest
 from click.testing import CliRunner
 
-import torchsmith.campaign as camp
+import torchsmith.campaign.loop as camp
 from torchsmith import regress
-from torchsmith.campaign import Campaign, CampaignConfig
+from torchsmith.campaign.config import CampaignConfig
+from torchsmith.campaign.loop import Campaign
+from torchsmith.campaign.store import Store
 from torchsmith.cli import main
 from torchsmith.finding import read_finding
 from torchsmith.program.load import program_from_source
@@ -19,7 +21,6 @@ from torchsmith.regress import VersionRow, verdict_lines, version_key
 from torchsmith.report.markdown import render
 from torchsmith.report.page import render_page, write_page
 from torchsmith.report.page_data import campaign_data
-from torchsmith.store import Store
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 
 SRC = """import torch

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torchsmith.campaign import CampaignConfig, CampaignError
+from torchsmith.campaign.config import CampaignConfig, CampaignError
+from torchsmith.campaign.store import Store
 from torchsmith.execute import protocol
 from torchsmith.execute.protocol import JobOutcome, ProtocolError, Request
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.report.html import markdown_to_html
-from torchsmith.store import Store
 
 PROGRAM = Program(source="import torch\n", name="p", notes=("a", "b"))
 

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from torchsmith.generate.protocol import GenContext, get_generator
-from torchsmith.generate.pyprog import (
+from torchsmith.generate.python.generator import (
     FRAGMENTS,
     PyProgOptions,
     PythonGenerator,

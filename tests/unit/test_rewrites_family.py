@@ -14,7 +14,8 @@ import pytest
 
 from torchsmith.generate.mix import DEFAULT_FAMILIES
 from torchsmith.generate.protocol import GenContext, get_generator
-from torchsmith.generate.rewrites import (
+from torchsmith.generate.rewrites.catalog import build_catalog, features_fired, read_file
+from torchsmith.generate.rewrites.generator import (
     TEMPLATES,
     RewritesGenerator,
     choices,
@@ -22,7 +23,6 @@ from torchsmith.generate.rewrites import (
     render_program,
     template_for,
 )
-from torchsmith.generate.rewrites_catalog import build_catalog, features_fired, read_file
 from torchsmith.options import CheckOptions
 from torchsmith.oracle import runtime
 from torchsmith.program.format import declared_settings, entry_of, is_canonical

@@ -6,15 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from torchsmith.campaign import (
-    Campaign,
-    CampaignConfig,
-    CampaignError,
-    SeedSource,
-    summarize,
-)
+from torchsmith.campaign.config import CampaignConfig, CampaignError
+from torchsmith.campaign.loop import Campaign, SeedSource
+from torchsmith.campaign.store import DB_NAME, SCHEMA, ProgramRow, Store, liveness
+from torchsmith.campaign.summary import summarize
+from torchsmith.campaign.writer import Writer
 from torchsmith.options import CheckOptions, parse_duration
-from torchsmith.store import DB_NAME, SCHEMA, ProgramRow, Store, Writer, liveness
 
 
 def _bug(seed: int, sig: str = "sig-a", lines: int = 30, finding: str | None = None, **kw):
@@ -177,7 +174,7 @@ def _campaign_db(tmp_path, n=300):
 
 
 def test_a_damaged_store_is_said_in_one_line_and_repaired_keeping_what_reads(tmp_path):
-    from torchsmith.store_repair import repair_store, store_damage
+    from torchsmith.campaign.repair import repair_store, store_damage
 
     cfg = _campaign_db(tmp_path)
     assert store_damage(tmp_path) is None
@@ -201,7 +198,7 @@ def test_a_damaged_store_is_said_in_one_line_and_repaired_keeping_what_reads(tmp
 
 
 def test_a_truncated_store_is_damage_too(tmp_path):
-    from torchsmith.store_repair import repair_store, store_damage
+    from torchsmith.campaign.repair import repair_store, store_damage
 
     _campaign_db(tmp_path, 50)
     db = tmp_path / DB_NAME

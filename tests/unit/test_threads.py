@@ -7,7 +7,7 @@ import threading
 
 import torchsmith  # noqa: F401  (installs the parse lock)
 from torchsmith.dedup import program_ops
-from torchsmith.generate import GenOptions, generate_source
+from torchsmith.generate.graph import GenOptions, generate_source
 
 
 def test_parse_is_locked():

@@ -106,10 +106,11 @@ def fuzz(
     (bugs listed in --known do not count), 1 new bugs, 2 usage error or failed campaign,
     130 interrupted.
     """
-    from torchsmith.campaign import Campaign, CampaignConfig, CampaignError
+    from torchsmith.campaign.config import CampaignConfig, CampaignError
+    from torchsmith.campaign.loop import Campaign
+    from torchsmith.campaign.store import DB_NAME
     from torchsmith.options import parse_duration
     from torchsmith.report.progress import make_progress, print_summary, summary_console
-    from torchsmith.store import DB_NAME
 
     values: dict[str, Any] = {
         "seed": kw.pop("seed"), "count": count, "jobs": jobs, "generator": generator,
@@ -167,9 +168,9 @@ def fuzz(
 
 
 def _read_summary(folder: Path, known_file: str | None) -> dict[str, Any]:
-    from torchsmith.campaign import summarize
+    from torchsmith.campaign.store import Store
+    from torchsmith.campaign.summary import summarize
     from torchsmith.dedup import load_known
-    from torchsmith.store import Store
 
     known = load_known(known_file) if known_file and Path(known_file).exists() else None
     with Store(folder, readonly=True) as store:
@@ -202,9 +203,9 @@ def status(
     --repair keeps it aside as campaign.db.damaged-<time> and copies every row that still
     reads into a new one: seeds whose rows are lost are checked again by fuzz --resume.
     """
+    from torchsmith.campaign.repair import repair_store, store_damage
+    from torchsmith.campaign.store import DB_NAME
     from torchsmith.report.progress import print_summary, summary_console
-    from torchsmith.store import DB_NAME
-    from torchsmith.store_repair import repair_store, store_damage
 
     if not (folder / DB_NAME).exists():
         fail(f"{folder}: no {DB_NAME} (not a campaign folder)")

@@ -53,8 +53,8 @@ def gen(
     edge_values: bool,
 ) -> None:
     """Write N generated programs gen_<seed+i>.py to OUT (same seed, same bytes)."""
-    from torchsmith.generate import write_programs
-    from torchsmith.generate.graph_generator import gen_options
+    from torchsmith.generate.graph import write_programs
+    from torchsmith.generate.graph.generator import gen_options
 
     kw: dict[str, object] = {"max_nodes": max_nodes, "edge_values": edge_values}
     if ops:
@@ -90,7 +90,7 @@ def mutate(
 ) -> None:
     """Mutate programs in CORPUS (files or folders; default: built-in examples and generated
     programs) and write the eager-valid mutants to OUT, one per seed."""
-    from torchsmith.generate.mutate import MutationGenerator
+    from torchsmith.generate.mutate.generator import MutationGenerator
 
     opts: dict[str, Any] = {"max_tries": max_tries, "operators": operators}
     if corpus:
@@ -122,7 +122,7 @@ def gen_llm(
     as_json: bool,
 ) -> None:
     """Ask a language model for programs (repaired until valid in eager) and write them to OUT."""
-    from torchsmith.generate.llm import LLMEndpointError, LLMGenerator
+    from torchsmith.generate.llm.generator import LLMEndpointError, LLMGenerator
 
     opts: dict[str, Any] = {"base_url": base_url, "model": model, "api_key_env": api_key_env}
     opts.update(parse_items(gen_options, "--gen-option"))

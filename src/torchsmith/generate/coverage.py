@@ -33,7 +33,7 @@ from torchsmith.verdict import CheckResult
 
 if TYPE_CHECKING:
     from torchsmith.execute.worker import Worker
-    from torchsmith.generate.prompts import Target
+    from torchsmith.generate.llm.prompts import Target
 
 COLLECT_FUNCTION = "torchsmith.generate.coverage:collect"
 

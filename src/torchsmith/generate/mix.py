@@ -9,17 +9,27 @@ figures (programs, validity, findings, distinct bugs: ``status``). Weights start
 yields the campaign reports in ``GenContext.yields``; with no yields yet (or ``adaptive=False``)
 the draw depends on the seed alone, so a campaign's first programs are the same every time.
 
-A family whose generator cannot be built (an optional dependency missing) is dropped with a
-note; a family that yields nothing for a seed hands the seed to the next family in the draw.
+A family whose generator cannot be imported (an optional dependency missing) is dropped with a
+note; a family that yields nothing for a seed hands the seed to the next family in the draw. An
+unknown family name, an option that is neither ``families``, ``adaptive`` nor a family's own
+options (a dict under the family's name), or a family's own bad option is refused with a
+``ValueError`` naming the valid ones (the CLI's exit 2): never silently ignored.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from typing import Any
 
-from torchsmith.generate.protocol import GenContext, Generator, get_generator
+from torchsmith.generate.protocol import (
+    REGISTRY,
+    GenContext,
+    Generator,
+    get_generator,
+    validate_options,
+)
 from torchsmith.program.format import Program
 
 DEFAULT_FAMILIES = {"graph": 1.0, "opinfo": 2.0, "python": 1.5, "rewrites": 1.5}
@@ -45,10 +55,42 @@ def parse_weights(text: str | dict[str, float] | None) -> dict[str, float]:
     return out
 
 
+#: Families a mix may not hold (they are mixes or need a user's corpus or endpoint to mean
+#: anything as a default).
+NOT_FAMILIES = {"mix"}
+
+
+def check_mix_options(weights: dict[str, float], family_options: dict[str, Any]) -> None:
+    """Refuse unknown family names and options that no family takes (``ValueError`` naming the
+    valid ones). A family is a registry name or ``package.module:factory``; ``family_options``
+    holds, under a family's name, the dict of that family's own options."""
+    families = sorted(set(REGISTRY) - NOT_FAMILIES)
+    bad = [n for n in weights if (n not in REGISTRY or n in NOT_FAMILIES) and ":" not in n]
+    if bad:
+        raise ValueError(f"mix: unknown families {', '.join(bad)}; known: {', '.join(families)}")
+    for key, value in family_options.items():
+        if key not in weights or not isinstance(value, dict):
+            raise ValueError(
+                f"mix: unknown option {key}={value!r}; the mix takes families=NAME=W,..,"
+                f" adaptive=BOOL, and a family's own options as a dict under its name"
+                f" ({', '.join(weights)})"
+            )
+
+
 class MixGenerator:
     """Families mixed per seed (see the module docstring)."""
 
     name = "mix"
+
+    @staticmethod
+    def validate_options(options: dict[str, Any]) -> None:
+        """Refuse what the constructor would refuse, without building a family."""
+        opts = dict(options)
+        weights = parse_weights(opts.pop("families", None))
+        opts.pop("adaptive", None)
+        check_mix_options(weights, opts)
+        for name in weights:
+            validate_options(name, opts.get(name, {}))
 
     def __init__(
         self,
@@ -58,14 +100,16 @@ class MixGenerator:
     ) -> None:
         self.weights = parse_weights(families)
         self.adaptive = adaptive if not isinstance(adaptive, str) else adaptive.lower() != "false"
+        check_mix_options(self.weights, family_options)
         self.generators: dict[str, Generator] = {}
         self.skipped: dict[str, str] = {}
         for name in self.weights:
-            opts = family_options.get(name) if isinstance(family_options.get(name), dict) else {}
             try:
-                self.generators[name] = get_generator(name, **opts)
-            except (ValueError, ImportError) as e:
+                self.generators[name] = get_generator(name, **family_options.get(name, {}))
+            except ImportError as e:
                 self.skipped[name] = str(e)[:200]
+            except ValueError as e:
+                raise ValueError(f"mix: family {name}: {e}") from None
         if not self.generators:
             raise ValueError(f"mix: no family could be built: {self.skipped}")
         self.counts: Counter[str] = Counter()
@@ -101,10 +145,7 @@ class MixGenerator:
                 if f"family={name}" in program.notes
                 else (f"family={name}", *program.notes)
             )
-            return Program(
-                source=program.source, model=program.model, name=program.name,
-                origin=program.origin, path=program.path, notes=notes,
-            )  # fmt: skip
+            return dataclasses.replace(program, notes=notes)
         return None
 
     @property

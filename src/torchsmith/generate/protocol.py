@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import typing
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from torchsmith.program.format import Program
 from torchsmith.verdict import CheckResult
+
+T = TypeVar("T")
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
 
 
 @dataclasses.dataclass
@@ -40,14 +46,63 @@ class Generator(Protocol):
 
 #: Generator name -> "module:factory"; the factory takes keyword options and returns a Generator.
 REGISTRY: dict[str, str] = {
-    "graph": "torchsmith.generate.graph_generator:GraphGenerator",
-    "llm": "torchsmith.generate.llm:LLMGenerator",
-    "mutate": "torchsmith.generate.mutate:MutationGenerator",
-    "opinfo": "torchsmith.generate.opinfo:OpInfoGenerator",
+    "graph": "torchsmith.generate.graph.generator:GraphGenerator",
+    "llm": "torchsmith.generate.llm.generator:LLMGenerator",
+    "mutate": "torchsmith.generate.mutate.generator:MutationGenerator",
+    "opinfo": "torchsmith.generate.opinfo.generator:OpInfoGenerator",
     "mix": "torchsmith.generate.mix:MixGenerator",
-    "python": "torchsmith.generate.pyprog:PythonGenerator",
-    "rewrites": "torchsmith.generate.rewrites:RewritesGenerator",
+    "python": "torchsmith.generate.python.generator:PythonGenerator",
+    "rewrites": "torchsmith.generate.rewrites.generator:RewritesGenerator",
 }
+
+
+def _coerce(value: Any, annotation: Any, name: str) -> Any:
+    """A CLI string (or a value) as the field's type: int, float, bool, str, None, or a tuple
+    of strings (comma-separated)."""
+    if typing.get_origin(annotation) is tuple:
+        if isinstance(value, str):
+            return tuple(v.strip() for v in value.split(",") if v.strip())
+        return tuple(value)
+    if not isinstance(value, str):
+        return value
+    args = set(typing.get_args(annotation)) or {annotation}
+    if type(None) in args and value.lower() in {"none", "null"}:
+        return None
+    args.discard(type(None))
+    kind = next(iter(args)) if len(args) == 1 else str
+    try:
+        if kind is bool:
+            if value.lower() in _TRUE | _FALSE:
+                return value.lower() in _TRUE
+            raise ValueError(value)
+        if kind in (int, float):
+            return kind(value)
+    except ValueError:
+        raise ValueError(f"option {name}: expected {kind.__name__}, got {value!r}") from None
+    return value
+
+
+def typed_options(cls: type[T], raw: dict[str, Any], what: str) -> T:
+    """The options dataclass ``cls`` built from keyword options, CLI strings included: the one
+    generator-option parser. Names may use ``-`` for ``_``; an unknown name raises
+    ``ValueError`` naming the known ones (the CLI turns it into exit 2)."""
+    hints = typing.get_type_hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    raw = {k.replace("-", "_"): v for k, v in raw.items()}
+    unknown = sorted(set(raw) - fields)
+    if unknown:
+        raise ValueError(
+            f"{what}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}"
+        )
+    values = {k: _coerce(v, hints[k], k) for k, v in raw.items()}
+    return cls(**values)
+
+
+def _factory(name: str) -> Any:
+    if name not in REGISTRY and ":" not in name:
+        raise ValueError(f"unknown generator {name!r}; known: {', '.join(sorted(REGISTRY))}")
+    modname, attr = REGISTRY.get(name, name).split(":", 1)
+    return getattr(importlib.import_module(modname), attr)
 
 
 def get_generator(name: str, **options: Any) -> Generator:
@@ -56,11 +111,19 @@ def get_generator(name: str, **options: Any) -> Generator:
     List options come back as tuples (JSON, the campaign's store, turns tuples into lists).
     """
     options = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
-    if name not in REGISTRY and ":" not in name:
-        raise ValueError(f"unknown generator {name!r}; known: {', '.join(sorted(REGISTRY))}")
-    modname, attr = REGISTRY.get(name, name).split(":", 1)
-    factory = getattr(importlib.import_module(modname), attr)
-    return factory(**options)
+    return _factory(name)(**options)
+
+
+def validate_options(name: str, options: dict[str, Any]) -> None:
+    """Raise ``ValueError`` (naming the valid choices) for an unknown generator or an option
+    it does not take, without building the generator: a generator class states its options
+    as an ``Options`` dataclass, or checks them in a static ``validate_options``. A
+    ``module:factory`` generator with neither is not checked here."""
+    factory = _factory(name)
+    if hasattr(factory, "validate_options"):
+        factory.validate_options(options)
+    elif hasattr(factory, "Options"):
+        typed_options(factory.Options, options, f"{name} generator")
 
 
 def write_generated(

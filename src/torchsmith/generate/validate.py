@@ -14,7 +14,7 @@ import signal
 import time
 from typing import Any
 
-from torchsmith.generate.options import GenOptions
+from torchsmith.generate.graph.options import GenOptions
 
 
 def _options_from(d: dict[str, Any]) -> GenOptions:
@@ -38,7 +38,7 @@ def check_one(seed: int, opts: GenOptions, compile_it: bool) -> dict[str, Any]:
     """Generate, run in eager (fresh parameters, as the checker builds them) and maybe compile."""
     import torch
 
-    from torchsmith.generate import generate_source, program_ops
+    from torchsmith.generate.graph import generate_source, program_ops
 
     rec: dict[str, Any] = {"seed": seed, "status": "ok"}
     t0 = time.perf_counter()

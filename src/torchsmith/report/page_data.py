@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from torchsmith import dedup
-from torchsmith.campaign import FINDINGS, summarize
-from torchsmith.finding import Finding, read_finding
+from torchsmith.campaign.store import Store
+from torchsmith.campaign.summary import summarize
+from torchsmith.finding import FINDINGS, Finding, read_finding
 from torchsmith.regress import read_regress
-from torchsmith.store import Store
 
 #: Generators whose programs the page may re-generate: pure, in-process, ignore the context.
 PURE_GENERATORS = ("graph",)

@@ -3,7 +3,7 @@
 On a terminal (stderr is a TTY) a rich ``Live`` panel refreshes twice a second and new bugs are
 printed above it; elsewhere (CI logs, files, pipes) one plain line every ``interval`` seconds and
 one line per event, so logs stay readable. :func:`print_summary` renders a campaign summary
-(:func:`torchsmith.campaign.summarize`) for both ``fuzz`` and ``status``.
+(:func:`torchsmith.campaign.summary.summarize`) for both ``fuzz`` and ``status``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,64 @@
+"""Generator options and the op-name filter."""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import re
+
+from torchsmith.generate.graph.values import ALL_DTYPES
+
+
+@dataclasses.dataclass(frozen=True)
+class GenOptions:
+    """What the generator may produce. Same seed + same options give the same program."""
+
+    max_nodes: int = 10  # ops drawn from the spec registry (glue such as guards is not counted)
+    min_nodes: int = 3
+    max_inputs: int = 3  # data inputs of forward (index tensors for gather & co. come on top)
+    max_rank: int = 4
+    max_dim_size: int = 16
+    max_numel: int = 2048  # elements of a graph input
+    max_outputs: int = 4
+    ops: str | None = None  # filter over op names: comma-separated names, globs or regexes
+    dtypes: tuple[str, ...] = ALL_DTYPES  # dtypes of graph inputs and cast targets
+    edge_values: bool = False  # zeros, infinities, NaN, denormals, empty dims on purpose
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtypes", tuple(self.dtypes))  # a list would render differently
+        bad = [d for d in self.dtypes if d not in ALL_DTYPES]
+        if bad:
+            raise ValueError(f"unknown dtypes {bad}; choose among {', '.join(ALL_DTYPES)}")
+        if not self.dtypes:
+            raise ValueError("dtypes must not be empty")
+        if self.min_nodes > self.max_nodes:
+            object.__setattr__(self, "min_nodes", self.max_nodes)
+        if self.max_nodes < 0 or self.max_inputs < 1 or self.max_rank < 1:
+            raise ValueError("max_nodes >= 0, max_inputs >= 1 and max_rank >= 1 are required")
+
+    def describe(self) -> str:
+        """One line, used in the header comment of generated programs."""
+        parts = [f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)]
+        return " ".join(p.replace("'", "") for p in parts)
+
+
+def compile_filter(pattern: str | None):
+    """A predicate over op names. Each comma-separated part is an exact name, a glob
+    (``conv*``) or a regular expression (``^(add|mul)$``, matched with ``re.search``)."""
+    if not pattern:
+        return lambda name: True
+    parts = [p.strip() for p in pattern.split(",") if p.strip()]
+
+    def match(name: str) -> bool:
+        for p in parts:
+            if p == name or fnmatch.fnmatchcase(name, p):
+                return True
+            if any(c in p for c in "^$|+()\\{}"):
+                try:
+                    if re.search(p, name):
+                        return True
+                except re.error:
+                    pass
+        return False
+
+    return match

@@ -1,0 +1,149 @@
+"""``rewrites`` templates for matrix products and keyword normalization: ``mm`` + bias turned
+into ``addmm`` (post-grad), the CPU decompositions of ``mm`` / ``addmm`` / ``bmm`` with a
+dimension of 1 (``decomposition.py``, counters ``decompose_mm`` & co.), and numpy-style keywords
+(``axis=``, ``keepdims=``, ``x1=``) that ``misc_patterns.py`` normalizes before grad.
+
+Each varies dtypes (int64 for plain matmuls), transposed / expanded / offset operands, bias
+shapes that broadcast (or do not: no rewrite), ``beta``/``alpha`` (0 and negative included) and
+the call's spelling (``torch.mm``, ``@``, ``torch.matmul``, ``F.linear``).
+"""
+
+from __future__ import annotations
+
+import random
+
+from torchsmith.generate.rewrites.base import Spec, Template, pick_float, pick_layout, sizes, tensor
+
+
+def mm_bias(rng: random.Random, target: str) -> Spec:
+    s = Spec()
+    m, k, n = (rng.choice((1, 2, 3, 5, 8, 16)) for _ in range(3))
+    dtype = rng.choice(("float32", "float32", "float64", "bfloat16", "float16", "int64"))
+    a = s.add_input(
+        "a", tensor(rng, [m, k], dtype, pick_layout(rng, 2, ("contiguous", "transposed", "offset")))
+    )
+    b = s.add_input(
+        "b",
+        tensor(rng, [k, n], dtype, pick_layout(rng, 2, ("contiguous", "transposed", "expanded"))),
+    )
+    bshape = rng.choice(([n], [1, n], [m, n], [m, 1], [], [1]))
+    bdtype = dtype if rng.random() < 0.85 else rng.choice(("float32", "float64"))
+    bias = s.add_input("bias", tensor(rng, bshape, bdtype))
+    mm = rng.choice((f"torch.mm({a}, {b})", f"{a} @ {b}", f"torch.matmul({a}, {b})"))
+    s.ret = rng.choice((f"{mm} + {bias}", f"{bias} + {mm}", f"torch.add({mm}, {bias})"))
+    if rng.random() < 0.3:
+        s.ret = f"torch.relu({s.ret})" if dtype != "int64" else f"({s.ret}) * 2"
+    s.note(dtype=dtype, bias_shape=bshape, bias_dtype=bdtype, mkn=(m, k, n))
+    return s
+
+
+def small_mm(rng: random.Random, target: str) -> Spec:
+    s = Spec()
+    dtype = rng.choice(("float32", "float32", "float64", "float16", "bfloat16", "int64"))
+    if rng.random() < 0.5:
+        k = rng.choice((1, 2, 3, 7, 16, 33))
+        sa, sb = [1, k], [k, 1]
+    else:
+        m, n = rng.choice(((2, 3), (4, 4), (3, 5), (8, 2), (16, 1), (5, 9)))
+        sa, sb = [m, 1], [1, n]
+    a = s.add_input(
+        "a", tensor(rng, sa, dtype, pick_layout(rng, 2, ("contiguous", "transposed", "offset")))
+    )
+    b = s.add_input(
+        "b", tensor(rng, sb, dtype, pick_layout(rng, 2, ("contiguous", "transposed", "expanded")))
+    )
+    s.ret = rng.choice((f"torch.mm({a}, {b})", f"{a} @ {b}", f"torch.matmul({a}, {b})"))
+    if rng.random() < 0.4:
+        s.ret = f"({s.ret}) * 2"
+    s.note(dtype=dtype, a=sa, b=sb)
+    return s
+
+
+def small_addmm(rng: random.Random, target: str) -> Spec:
+    s = Spec()
+    dtype = rng.choice(("float32", "float32", "float64", "float16", "bfloat16"))
+    k, n = rng.choice((1, 2, 3, 7, 16)), rng.choice((1, 2, 5, 8, 16))
+    beta, alpha = rng.choice((1, 0.5, 0, 2, -1)), rng.choice((1, 2, 0.5, -1))
+    if rng.random() < 0.35:  # a one-row linear
+        x = s.add_input("x", tensor(rng, [1, k], dtype))
+        w = s.add_input("w", tensor(rng, [n, k], dtype))
+        bias = s.add_input("bias", tensor(rng, [n], dtype))
+        s.ret = f"F.linear({x}, {w}, {bias})"
+        s.note(form="linear")
+    else:
+        bias = s.add_input("bias", tensor(rng, rng.choice(([n], [1, n])), dtype))
+        a = s.add_input(
+            "a", tensor(rng, [1, k], dtype, pick_layout(rng, 2, ("contiguous", "offset")))
+        )
+        b = s.add_input(
+            "b", tensor(rng, [k, n], dtype, pick_layout(rng, 2, ("contiguous", "transposed")))
+        )
+        kw = []
+        if beta != 1 or rng.random() < 0.3:
+            kw.append(f"beta={beta}")
+        if alpha != 1 or rng.random() < 0.3:
+            kw.append(f"alpha={alpha}")
+        s.ret = f"torch.addmm({', '.join([bias, a, b, *kw])})"
+        s.note(form="addmm", beta=beta, alpha=alpha)
+    s.note(dtype=dtype, k=k, n=n)
+    return s
+
+
+def small_bmm(rng: random.Random, target: str) -> Spec:
+    s = Spec()
+    dtype = rng.choice(("float32", "float32", "float64", "float16", "bfloat16"))
+    bsz, k = rng.choice((1, 2, 3, 5)), rng.choice((1, 2, 4, 7, 16))
+    outer = rng.random() < 0.3
+    sa, sb = (
+        ([bsz, rng.choice((2, 3)), 1], [bsz, 1, rng.choice((2, 5))])
+        if outer
+        else ([bsz, 1, k], [bsz, k, 1])
+    )
+    a = s.add_input(
+        "a", tensor(rng, sa, dtype, pick_layout(rng, 3, ("contiguous", "transposed", "offset")))
+    )
+    b = s.add_input(
+        "b", tensor(rng, sb, dtype, pick_layout(rng, 3, ("contiguous", "permuted", "expanded")))
+    )
+    s.ret = rng.choice((f"torch.bmm({a}, {b})", f"{a} @ {b}", f"torch.matmul({a}, {b})"))
+    if rng.random() < 0.4:
+        s.ret = f"({s.ret}).sum(-1)"
+    s.note(dtype=dtype, a=sa, b=sb, outer=outer)
+    return s
+
+
+def numpy_compat(rng: random.Random, target: str) -> Spec:
+    s = Spec()
+    rank = rng.choice((2, 3))
+    shape = sizes(rng, rank, 1, 6)
+    dtype = pick_float(rng)
+    x = s.add_input("x", tensor(rng, shape, dtype, pick_layout(rng, rank)))
+    axis = rng.randrange(-rank, rank)
+    keep = rng.choice((True, False))
+    calls = [
+        f"torch.sum({x}, axis={axis}, keepdims={keep})",
+        f"torch.mean({x}, axis={axis}, keepdims={keep})",
+        f"torch.amax({x}, axis={axis}, keepdims={keep})",
+        f"torch.amin({x}, axis={axis})",
+        f"torch.cumsum({x}, axis={axis})",
+    ]
+    if shape[axis] > 1:
+        calls.append(f"torch.std({x}, axis={axis}, keepdims={keep})")
+    if dtype in ("float32", "float64"):  # (no ties to break)
+        calls.append(f"torch.argmax({x}, axis={axis}, keepdims={keep})")
+    if rng.random() < 0.4:
+        y = s.add_input("y", tensor(rng, shape, dtype))
+        calls += [f"torch.maximum(x1={x}, x2={y})", f"torch.add(x1={x}, x2={y})"]
+    chosen = rng.sample(calls, rng.randint(1, 3))
+    s.ret = chosen[0] if len(chosen) == 1 else f"({', '.join(chosen)})"
+    s.note(dtype=dtype, calls=len(chosen))
+    return s
+
+
+TEMPLATES_MM: tuple[Template, ...] = (
+    Template("mm_bias", ("addmm",), mm_bias),
+    Template("small_mm", ("decompose_mm",), small_mm),
+    Template("small_addmm", ("decompose_addmm",), small_addmm),
+    Template("small_bmm", ("decompose_bmm",), small_bmm),
+    Template("numpy_compat", ("NumpyCompatNormalization",), numpy_compat),
+)
