@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections.abc import Iterable
 from typing import Any
 
 DTYPES = ("float32", "float16", "bfloat16", "float64")
@@ -60,6 +61,11 @@ class CheckOptions:
 
     def replace(self, **changes: Any) -> CheckOptions:
         return dataclasses.replace(self, **changes)
+
+    def overridden_by(self, given: CheckOptions, fields: Iterable[str]) -> CheckOptions:
+        """These options (a finding's, a campaign's) with ``fields`` taken from ``given`` (the
+        ones a user gave on the command line); every other field stays as it is."""
+        return self.replace(**{f: getattr(given, f) for f in fields if hasattr(given, f)})
 
     def with_declared(
         self,

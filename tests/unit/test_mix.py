@@ -31,3 +31,45 @@ def test_a_family_that_finds_bugs_gets_more_seeds():
     w = mix.current_weights(ctx)
     assert w["mutate"] > 2 * w["graph"]  # 10 bugs in 100 programs vs none
     assert MixGenerator(families="graph=1,mutate=1", adaptive=False).current_weights(ctx) == base
+
+
+# -- options are refused, never ignored ------------------------------------------------------------
+def test_an_unknown_mix_option_or_family_is_refused_naming_the_valid_ones():
+    from torchsmith.generate.protocol import validate_options
+
+    with pytest.raises(ValueError, match="unknown option family='export'.*graph"):
+        validate_options("mix", {"family": "export"})
+    with pytest.raises(ValueError, match="unknown families export; known: .*opinfo"):
+        validate_options("mix", {"families": "graph,export"})
+    with pytest.raises(ValueError, match="unknown option"):
+        MixGenerator(families="graph", family="export")
+    validate_options("mix", {"families": "graph=1,python=2", "adaptive": "false"})
+
+
+def test_a_family_option_is_checked_by_the_one_parser():
+    from torchsmith.generate.protocol import typed_options, validate_options
+
+    with pytest.raises(ValueError, match="unknown option.*bogus; known: .*max_nodes"):
+        validate_options("graph", {"bogus": 1})
+    with pytest.raises(ValueError, match="expected int"):
+        validate_options("mix", {"families": "graph", "graph": {"max_nodes": "many"}})
+    with pytest.raises(ValueError, match="opinfo generator: unknown option"):
+        validate_options("opinfo", {"nope": 1})
+    from torchsmith.generate.graph.options import GenOptions
+
+    opts = typed_options(GenOptions, {"max-nodes": "5", "dtypes": "float32, int64"}, "graph")
+    assert opts.max_nodes == 5 and opts.dtypes == ("float32", "int64")
+
+
+def test_fuzz_refuses_an_unknown_generator_option_before_making_a_folder(tmp_path):
+    from click.testing import CliRunner
+
+    from torchsmith.cli import main
+
+    out = tmp_path / "c"
+    res = CliRunner().invoke(
+        main, ["fuzz", "--gen-option", "family=export", "--count", "1", "--out", str(out)]
+    )
+    assert res.exit_code == 2, res.output
+    assert "unknown option family='export'" in res.output
+    assert not out.exists()

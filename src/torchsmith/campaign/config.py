@@ -15,12 +15,31 @@ from typing import Any
 
 from torchsmith.campaign.repair import store_damage
 from torchsmith.campaign.store import DB_NAME, Store
+from torchsmith.generate.protocol import validate_options
 from torchsmith.options import CheckOptions
 
 
 class CampaignError(RuntimeError):
     """The campaign cannot start or go on (bad folder, generator, or every program errors)."""
 
+
+#: ``fuzz``'s click parameter -> CampaignConfig field, for the options a campaign stores.
+CLI_FIELDS = {
+    "seed": "seed",
+    "count": "count",
+    "time_": "time_budget",
+    "jobs": "jobs",
+    "generator": "generator",
+    "gen_option": "gen_options",
+    "known": "known_file",
+    "reduce": "reduce",
+    "reduce_time": "reduce_budget",
+    "python": "python",
+    "ray": "ray",
+    "ray_cpus": "ray_cpus",
+    "ray_gpus": "ray_gpus",
+    "pack": "pack",
+}
 
 #: The command-line spelling of the fields whose flag is not ``--field-name``.
 _FLAG = {"time_budget": "--time", "gen_options": "--gen-option", "known_file": "--known",
@@ -55,11 +74,36 @@ class CampaignConfig:
                    "ray", "ray_cpus", "ray_gpus")  # fmt: skip
 
     @classmethod
+    def from_cli(
+        cls,
+        values: dict[str, Any],
+        given: set[str],
+        options: CheckOptions,
+        options_given: bool,
+        out: Path | None = None,
+        resume: Path | None = None,
+    ) -> CampaignConfig:
+        """``fuzz``'s configuration from what its command line held: ``values`` by click
+        parameter (:data:`CLI_FIELDS`), ``given`` the parameters the user typed. With
+        ``resume`` the stored configuration, changed only by what was given (and refused for
+        a field that may not change); else a new campaign in ``out`` with every value."""
+        if resume is not None:
+            if out is not None:
+                raise CampaignError("--resume DIR continues DIR: drop --out")
+            changes = {CLI_FIELDS[n]: values[n] for n in CLI_FIELDS if n in given}
+            if options_given:
+                changes["options"] = options
+            return cls.resumed(resume, **changes)
+        fields = {CLI_FIELDS[n]: values[n] for n in CLI_FIELDS if n in values}
+        return cls.new(out, options=options, **fields)
+
+    @classmethod
     def new(cls, out: Path | None = None, **fields: Any) -> CampaignConfig:
         """The configuration of a new campaign in ``out`` (default: a dated folder name).
 
         Raises :class:`CampaignError` when ``out`` already holds a campaign or the known-bugs
-        file does not exist.
+        file does not exist, and ``ValueError`` (naming the valid choices) for an unknown
+        generator or generator option.
         """
         out = (
             Path(out)
@@ -71,7 +115,9 @@ class CampaignConfig:
         known = fields.get("known_file")
         if known is not None and not Path(known).exists():
             raise CampaignError(f"--known {known}: no such file")
-        return cls(out=out, **fields)
+        config = cls(out=out, **fields)
+        validate_options(config.generator, config.gen_options)
+        return config
 
     @classmethod
     def resumed(cls, out: Path, **overrides: Any) -> CampaignConfig:

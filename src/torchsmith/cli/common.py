@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+from click.core import ParameterSource
 
 from torchsmith.options import DTYPES, CheckOptions, parse_config_item, parse_key_value
 
@@ -79,6 +81,27 @@ def check_options(f: Any) -> Any:
     for opt in reversed(opts):
         f = opt(f)
     return f
+
+
+#: click parameter of ``@check_options`` -> CheckOptions field, where the names differ.
+_OPTION_FIELDS = {"config_items": "config", "no_localize": "localize", "no_probe": "probe"}
+
+
+def given_option_fields(kw: dict[str, Any]) -> list[str]:
+    """The CheckOptions fields whose ``@check_options`` flag was given on the command line."""
+    ctx = click.get_current_context()
+    given = [n for n in kw if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
+    return [_OPTION_FIELDS.get(n, n) for n in given]
+
+
+def given_params(ctx: click.Context, names: Iterable[str]) -> set[str]:
+    """The parameters among ``names`` that the user gave (not defaults)."""
+    out = set()
+    for name in names:
+        src = ctx.get_parameter_source(name)
+        if src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP"):
+            out.add(name)
+    return out
 
 
 def build_options(kw: dict[str, Any]) -> CheckOptions:

@@ -15,22 +15,10 @@ from torchsmith.cli.common import (
     build_options,
     check_options,
     fail,
+    given_params,
     parse_items,
     python_option,
 )
-
-#: click parameter -> CampaignConfig field, for the options a campaign stores.
-_CONFIG_FIELDS = {
-    "seed": "seed", "count": "count", "time_": "time_budget", "jobs": "jobs",
-    "generator": "generator", "gen_option": "gen_options", "known": "known_file",
-    "reduce": "reduce", "reduce_time": "reduce_budget", "python": "python", "ray": "ray",
-    "ray_cpus": "ray_cpus", "ray_gpus": "ray_gpus", "pack": "pack",
-}  # fmt: skip
-
-
-def _explicit(ctx: click.Context, name: str) -> bool:
-    src = ctx.get_parameter_source(name)
-    return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
 def _sigterm_as_interrupt() -> None:
@@ -120,16 +108,11 @@ def fuzz(
     }  # fmt: skip
     try:
         values["time_"] = parse_duration(time_) if time_ is not None else None
-        if resume is not None:
-            if out is not None:
-                fail("--resume DIR continues DIR: drop --out")
-            given = {_CONFIG_FIELDS[n]: values[n] for n in _CONFIG_FIELDS if _explicit(ctx, n)}
-            if any(_explicit(ctx, n) for n in kw):
-                given["options"] = build_options(kw)
-            config = CampaignConfig.resumed(resume, **given)
-        else:
-            fields = {_CONFIG_FIELDS[n]: values[n] for n in _CONFIG_FIELDS}
-            config = CampaignConfig.new(out, options=build_options(kw), **fields)
+        options_given = bool(given_params(ctx, kw))
+        given = given_params(ctx, values)
+        config = CampaignConfig.from_cli(
+            values, given, build_options(kw), options_given, out=out, resume=resume
+        )
     except (CampaignError, ValueError) as e:
         fail(str(e))
     _sigterm_as_interrupt()

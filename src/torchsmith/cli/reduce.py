@@ -7,25 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import click
-from click.core import ParameterSource
 
-from torchsmith.cli.common import EXIT_USAGE, build_options, check_options, fail, output_option
-
-#: click parameter -> CheckOptions field, where the names differ.
-_FIELDS = {"config_items": "config", "no_localize": "localize", "no_probe": "probe"}
-
-
-def _explicit_options(base: Any, kw: dict[str, Any]) -> Any:
-    """``base`` (a finding's options) with the check options given on the command line."""
-    ctx = click.get_current_context()
-    given = [n for n in kw if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
-    cli = build_options(dict(kw))
-    changes = {}
-    for name in given:
-        field = _FIELDS.get(name, name)
-        if hasattr(cli, field):
-            changes[field] = getattr(cli, field)
-    return base.replace(**changes)
+from torchsmith.cli.common import (
+    EXIT_USAGE,
+    build_options,
+    check_options,
+    fail,
+    given_option_fields,
+    output_option,
+)
 
 
 @click.command()
@@ -73,7 +63,8 @@ def reduce(
     finding = None
     if target.is_dir() and (target / "meta.json").exists():
         finding = read_finding(target)
-        options = _explicit_options(finding.options, kw)
+        given = given_option_fields(kw)
+        options = finding.options.overridden_by(build_options(dict(kw)), given)
         program, known = finding.program, finding.result
     else:
         options = build_options(kw)
