@@ -68,8 +68,6 @@ _LEAD_INS = re.compile(
     re.IGNORECASE,
 )
 
-_CRASH_KINDS = {Verdict.CRASH, Verdict.DIED, Verdict.TIMEOUT, Verdict.LIMIT}
-
 
 def normalize_message(message: str) -> str:
     """The first meaningful line of an error message, with incidental detail replaced."""
@@ -248,23 +246,57 @@ def _where(result: CheckResult) -> str:
     return result.stage.value if result.stage else "unknown"
 
 
+def failure_key(result: CheckResult) -> tuple[str, ...]:
+    """What makes two failures *the same failure*, apart from stage and program: the one key
+    dedup signs with and reduction keeps (a candidate that changes it has drifted).
+
+    * a crash: its exception type (the root cause's, where Dynamo wraps it) and normalized
+      message; a death: its signal, ``exit<code>`` or ``memory``; a hang: ``timeout``;
+    * a wrong output: the verdict, the kind of evidence (``non-float`` flips, ``same-vs-fp64``,
+      ``same-without-fp64``, ``python-value``) and whether forward outputs or gradients.
+    """
+    v, ev = result.verdict, result.evidence
+    if v is Verdict.CRASH:
+        exc = str(ev.get("root_type") or ev.get("exc_type") or "Exception").rsplit(".", 1)[-1]
+        return (v.value, exc, normalize_message(str(ev.get("message", ""))))
+    if v in (Verdict.DIED, Verdict.LIMIT):
+        exc = (
+            "memory"
+            if ev.get("memory_exceeded")
+            else ev.get("signal") or f"exit{ev.get('returncode')}"
+        )
+        return (v.value, str(exc), "")
+    if v is Verdict.TIMEOUT:
+        return (v.value, "timeout", "")
+    where = "grad" if str(ev.get("output", "")).startswith("grad") else "out"
+    if v is Verdict.MISMATCH:
+        figs = ev.get("figures") or {}
+        if "differ" in ev:
+            kind = "non-float"
+        elif "compiled_vs_fp64" in figs:
+            kind = "same-vs-fp64"
+        elif figs:
+            kind = "same-without-fp64"
+        else:
+            kind = "python-value"
+        return (v.value, kind, where)
+    return (v.value, where)
+
+
 def readable_signature(result: CheckResult, program: Program | None = None) -> str:
-    """The signature in words: ``symptom|stage|...`` (see the module docstring)."""
+    """The signature in words: ``symptom|stage|...`` (see the module docstring): for a crash,
+    death or hang the :func:`failure_key`'s detail and the innermost torch frame; for a wrong
+    output the ops that compute the failing output."""
     v = result.verdict
     symptom = result.symptom.value if result.symptom else v.value
     where = _where(result)
-    if v in _CRASH_KINDS:
-        ev = result.evidence
-        if v in (Verdict.DIED, Verdict.LIMIT):
-            exc = ev.get("signal") or f"exit{ev.get('returncode')}"
-            if ev.get("memory_exceeded"):
-                exc = "memory"
-            return "|".join([symptom, where, str(exc), "", fault_frame(result.log_tail)])
-        if v is Verdict.TIMEOUT:
-            return "|".join([symptom, where, "timeout", "", ""])
-        exc = str(ev.get("root_type") or ev.get("exc_type") or "Exception").rsplit(".", 1)[-1]
-        msg = normalize_message(str(ev.get("message", "")))
-        return "|".join([symptom, where, exc, msg, _frame(str(ev.get("torch_frame") or ""))])
+    if v.is_behaviour:
+        _, what, message = failure_key(result)
+        if v is Verdict.CRASH:
+            frame = _frame(str(result.evidence.get("torch_frame") or ""))
+        else:
+            frame = fault_frame(result.log_tail) if v is not Verdict.TIMEOUT else ""
+        return "|".join([symptom, where, what, message, frame])
     ops: list[str] | None = None
     output = str(result.evidence.get("output") or "")
     if program is not None and output and program.origin != "script":

@@ -8,10 +8,11 @@ finding; a program that kills it only costs a restart). Per version the result i
 * ``live``: a compiler bug with the finding's verdict and stage (``same_signature`` says whether
   the dedup signature matches too: messages and innermost frames move between releases);
 * ``other-bug``: a compiler bug, but another verdict or stage;
-* ``passes``: no compiler bug (``pass``, ``imprecise``, ``unstable``): fixed there, or not yet
-  broken;
+* ``live`` and ``other-bug`` take lesser bugs (``imprecise``) too: the categories are
+  :class:`~torchsmith.verdict.Category`'s, as everywhere;
+* ``passes``: ``pass``: fixed there, or not yet broken;
 * ``not-judged``: the program itself fails there (``invalid``, a death outside compiled code,
-  ...), e.g. an op that release does not have;
+  ...), e.g. an op that release does not have, or the tool cannot tell (``unstable``);
 * ``error``: the interpreter could not run a worker, or torchsmith failed inside it.
 
 Rows sort by torch version; between neighbours that were judged, fails -> passes reads "fixed
@@ -39,13 +40,12 @@ from torchsmith.campaign.store import DB_NAME, Store
 from torchsmith.check import CheckError, check_program
 from torchsmith.execute.worker import Worker
 from torchsmith.finding import FINDINGS, META, Finding, list_findings, read_finding
-from torchsmith.verdict import CheckResult, Verdict
+from torchsmith.verdict import Category, CheckResult
 
 REGRESS_JSON = "regress.json"
 
 SCHEMA = 1
 #: Verdicts that mean "no compiler bug here" (the compiled result is acceptable).
-_PASSING = {Verdict.PASS.value, Verdict.IMPRECISE.value, Verdict.UNSTABLE.value}
 _FAILS, _PASSES = ("live", "other-bug"), ("passes",)
 
 
@@ -104,7 +104,7 @@ def classify(finding: Finding, result: CheckResult) -> tuple[str, bool, str | No
         sig = dedup.signature(result, finding.program)
         same = result.verdict is orig.verdict and result.stage == orig.stage
         return ("live" if same else "other-bug"), sig == _signature_of(finding), sig
-    if result.verdict.value in _PASSING:
+    if result.category is Category.PASS:
         return "passes", False, None
     return "not-judged", False, None
 
@@ -115,7 +115,7 @@ def recorded_row(finding: Finding) -> VersionRow:
     return VersionRow(
         python="(recorded in meta.json)",
         torch=(finding.meta.get("versions") or {}).get("torch"),
-        status="live" if r.is_bug else ("passes" if r.verdict.value in _PASSING else "not-judged"),
+        status="live" if r.is_bug else ("passes" if r.category is Category.PASS else "not-judged"),
         verdict=r.verdict.value,
         stage=r.stage.value if r.stage else None,
         signature=_signature_of(finding),

@@ -38,19 +38,99 @@ class Verdict(str, enum.Enum):
     DIED = "died"  # the worker process died: signal, exit code or memory cap
 
     @property
+    def category(self) -> Category:
+        """What this verdict means when it comes from the compiled phase (a result's own
+        :attr:`CheckResult.category` also weighs the phase)."""
+        return _CATEGORY[self]
+
+    @property
     def is_failure_kind(self) -> bool:
-        """Verdicts that are compiler bugs when they happen in the compiled phase."""
-        return self in _BUG_KINDS
+        """Verdicts that are compiler bugs (or lesser ones) when they happen in the compiled
+        phase."""
+        return self.category in (Category.BUG, Category.LESSER)
+
+    @property
+    def is_behaviour(self) -> bool:
+        """A run that did not finish normally: raised, died, hung or passed the tool's limit
+        (crash-like: a finding is named by its exception or signal, never by its ops)."""
+        return self in (Verdict.CRASH, Verdict.DIED, Verdict.TIMEOUT, Verdict.LIMIT)
+
+    @property
+    def is_process_failure(self) -> bool:
+        """The worker process did not finish the run: died, hung, or the tool's memory cap."""
+        return self in (Verdict.DIED, Verdict.TIMEOUT, Verdict.LIMIT)
+
+    @property
+    def is_wrong_output(self) -> bool:
+        """Compiled finished but its outputs are wrong: values, NaNs, meta or precision."""
+        return self in (
+            Verdict.MISMATCH,
+            Verdict.NAN_MISMATCH,
+            Verdict.META_MISMATCH,
+            Verdict.IMPRECISE,
+        )
+
+    @property
+    def is_accuracy(self) -> bool:
+        """Wrong values (not structure): what PyTorch's accuracy minifier reduces."""
+        return self in (Verdict.MISMATCH, Verdict.NAN_MISMATCH, Verdict.IMPRECISE)
+
+    @property
+    def is_numeric_mismatch(self) -> bool:
+        """A numerical mismatch (values or NaNs): what the sensitivity probe must confirm before
+        it stands."""
+        return self in (Verdict.MISMATCH, Verdict.NAN_MISMATCH)
+
+    @property
+    def eager_valid(self) -> bool:
+        """The program ran in eager (twice, alike): it is a valid test program, whatever
+        compiled did."""
+        return self not in (Verdict.INVALID, Verdict.NONDETERMINISTIC) and (
+            not self.is_process_failure
+        )
+
+    @property
+    def style(self) -> str:
+        """The console style of this verdict (rich)."""
+        return _STYLE[self.category]
 
 
-_BUG_KINDS = {
-    Verdict.CRASH,
-    Verdict.MISMATCH,
-    Verdict.IMPRECISE,
-    Verdict.NAN_MISMATCH,
-    Verdict.META_MISMATCH,
-    Verdict.TIMEOUT,
-    Verdict.DIED,
+class Category(str, enum.Enum):
+    """The one grouping of verdicts that every report, count and exit code asks for."""
+
+    PASS = "pass"  # compiled agrees with eager, judged against fp64
+    BUG = "bug"  # a compiler bug: compiled raises, dies, hangs or gives wrong outputs
+    LESSER = "lesser"  # a lesser compiler bug: a precision loss (``imprecise``)
+    PROGRAM_FAULT = "program-fault"  # the program's own: eager raises, differs, dies or hangs
+    NOT_JUDGED = "not-judged"  # the tool cannot tell (``unstable``, its own memory limit)
+
+    @property
+    def exit_code(self) -> int:
+        """CLI exit status: 0 pass, 1 a compiler bug (lesser included), 2 not judgeable."""
+        return {Category.PASS: 0, Category.BUG: 1, Category.LESSER: 1}.get(self, 2)
+
+
+_CATEGORY = {
+    Verdict.PASS: Category.PASS,
+    Verdict.INVALID: Category.PROGRAM_FAULT,
+    Verdict.NONDETERMINISTIC: Category.PROGRAM_FAULT,
+    Verdict.UNSTABLE: Category.NOT_JUDGED,
+    Verdict.CRASH: Category.BUG,
+    Verdict.MISMATCH: Category.BUG,
+    Verdict.NAN_MISMATCH: Category.BUG,
+    Verdict.META_MISMATCH: Category.BUG,
+    Verdict.IMPRECISE: Category.LESSER,
+    Verdict.LIMIT: Category.NOT_JUDGED,
+    Verdict.TIMEOUT: Category.BUG,
+    Verdict.DIED: Category.BUG,
+}
+
+_STYLE = {
+    Category.PASS: "green",
+    Category.BUG: "bold red",
+    Category.LESSER: "red",
+    Category.PROGRAM_FAULT: "yellow",
+    Category.NOT_JUDGED: "yellow",
 }
 
 
@@ -138,6 +218,27 @@ class CheckResult:
         return self.verdict.is_failure_kind and self.phase in COMPILER_PHASES
 
     @property
+    def category(self) -> Category:
+        """The verdict's category, weighing the phase: a failure outside the compiled phases
+        (eager or the float64 run died or hung) is the program's fault; one in the tool's own
+        work (the probe, bisecting) is not judged."""
+        cat = self.verdict.category
+        if cat in (Category.BUG, Category.LESSER) and self.phase not in COMPILER_PHASES:
+            if self.phase in (Phase.PROBE, Phase.BISECT):
+                return Category.NOT_JUDGED
+            return Category.PROGRAM_FAULT
+        return cat
+
+    @property
+    def finding_kind(self) -> str | None:
+        """What a campaign keeps a finding folder for: ``"bug"`` (a compiler bug, lesser
+        included), ``"fault"`` (a death or hang outside the compiled phases, or the tool's
+        limit), else None."""
+        if self.is_bug:
+            return "bug"
+        return "fault" if self.verdict.is_process_failure else None
+
+    @property
     def symptom(self) -> Symptom | None:
         v = self.verdict
         if v is Verdict.DIED:
@@ -149,9 +250,7 @@ class CheckResult:
     @property
     def exit_code(self) -> int:
         """CLI exit status: 0 pass, 1 compiler bug, 2 the program cannot be judged."""
-        if self.is_bug:
-            return 1
-        return 0 if self.verdict is Verdict.PASS else 2
+        return self.category.exit_code
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -136,3 +136,44 @@ def test_localize_different_failure_does_not_count():
     stage, table = localize(original, "inductor", run_rung)
     assert stage is Stage.INDUCTOR and table["eager"] == "crash"
     assert localize(original, "custom", lambda b: _result(Verdict.PASS, None))[0] is Stage.BACKEND
+
+
+# -- verdict categories: owned by verdict.py, asked everywhere else -------------------------------
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from torchsmith.verdict import COMPILER_PHASES, Category, CheckResult, Phase, Verdict  # noqa: E402
+
+
+@given(st.sampled_from(list(Verdict)), st.sampled_from([*Phase, None]))
+def test_a_results_category_decides_bug_and_exit_code(verdict, phase):
+    r = CheckResult(verdict, phase=phase)
+    cat = r.category
+    assert r.is_bug == (cat in (Category.BUG, Category.LESSER))
+    assert r.exit_code == {Category.PASS: 0, Category.BUG: 1, Category.LESSER: 1}.get(cat, 2)
+    if phase not in COMPILER_PHASES and verdict is not Verdict.PASS:
+        assert not r.is_bug
+    assert (r.finding_kind == "bug") == r.is_bug
+
+
+def test_imprecise_is_a_lesser_bug_everywhere():
+    r = CheckResult(Verdict.IMPRECISE, phase=Phase.COMPILED)
+    assert r.category is Category.LESSER and r.is_bug and r.exit_code == 1
+    from torchsmith.regress import classify
+
+    class _F:  # the two attributes classify reads of a finding
+        result = CheckResult(Verdict.MISMATCH, phase=Phase.COMPILED)
+        program = None
+        signature = "sig-x"
+
+    assert classify(_F(), r)[0] != "passes"
+    assert classify(_F(), CheckResult(Verdict.PASS))[0] == "passes"
+    assert classify(_F(), CheckResult(Verdict.UNSTABLE, phase=Phase.COMPILED))[0] == "not-judged"
+
+
+def test_groupings_partition_sensibly():
+    assert {v for v in Verdict if v.is_numeric_mismatch} == {Verdict.MISMATCH, Verdict.NAN_MISMATCH}
+    assert all(v.is_wrong_output for v in Verdict if v.is_accuracy)
+    assert not any(v.is_behaviour and v.is_wrong_output for v in Verdict)
+    assert not Verdict.INVALID.eager_valid and Verdict.IMPRECISE.eager_valid
+    assert {v.category for v in Verdict} == set(Category)

@@ -41,7 +41,7 @@ from torchsmith.finding import FINDINGS, Finding, read_finding, write_finding
 from torchsmith.generate.mix import family_of
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.program.format import Program
-from torchsmith.verdict import CheckResult, Verdict
+from torchsmith.verdict import CheckResult
 
 #: A session whose first programs all fail inside torchsmith stops instead of spinning.
 MAX_ERRORS_BEFORE_FIRST_CHECK = 5
@@ -463,10 +463,7 @@ class Campaign:
         row.symptom = result.symptom.value if result.symptom else None
         row.reason = result.reason[:500]
         row.timings = result.timings
-        if result.is_bug:
-            row.category = "bug"
-        elif result.verdict in (Verdict.DIED, Verdict.TIMEOUT, Verdict.LIMIT):
-            row.category = "fault"
+        row.category = result.finding_kind or "-"
         if row.category == "-":
             return
         row.readable = dedup.readable_signature(result, program)

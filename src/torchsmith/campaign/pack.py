@@ -112,8 +112,7 @@ def pack(parts: list[Program], seed: int = 0) -> Program:
 def parts_of(result: CheckResult, k: int) -> set[int] | None:
     """The parts a packed wrong value was seen in (every failing ``out[i]``), or None when the
     failure is not a wrong value in the outputs (every part is then suspect)."""
-    if result.verdict not in (Verdict.MISMATCH, Verdict.NAN_MISMATCH, Verdict.META_MISMATCH,
-                              Verdict.IMPRECISE):  # fmt: skip
+    if not result.verdict.is_wrong_output:
         return None
     paths = result.evidence.get("failing_outputs") or [result.evidence.get("output", "")]
     found: set[int] = set()

@@ -37,6 +37,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from torchsmith.verdict import Verdict
+
 DB_NAME = "campaign.db"
 SCHEMA = 1
 HEARTBEAT_S = 5.0
@@ -68,7 +70,8 @@ CREATE TABLE IF NOT EXISTS bug_notes (
 """
 
 #: Verdicts for which the program ran in eager: it was a valid test of the compiler.
-VALID_VERDICTS = {"pass", "unstable", "crash", "mismatch", "nan-mismatch", "meta-mismatch"}
+#: Verdicts of programs that ran in eager (valid test programs), as stored.
+VALID_VERDICTS = sorted(v.value for v in Verdict if v.eager_valid)
 
 
 @dataclasses.dataclass

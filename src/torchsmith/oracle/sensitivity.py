@@ -32,7 +32,7 @@ import torch
 from torchsmith.oracle.compare import compare_leaf, flatten
 from torchsmith.verdict import Verdict
 
-CANDIDATES = (Verdict.MISMATCH, Verdict.NAN_MISMATCH)
+CANDIDATES = tuple(v for v in Verdict if v.is_numeric_mismatch)
 MARGIN = 4.0  # boundary runs: decisions within MARGIN * eps of a boundary go the other way
 PERTURB_SCALE = 2.0  # perturbed runs: |delta| <= PERTURB_SCALE * eps of each tensor's dtype
 PAIRS = 2  # antithetic pairs of perturbed runs to start with

@@ -8,7 +8,8 @@ into an unrelated runtime failure). A candidate is interesting only when all of 
   Dynamo bug, ...), it is a compiler bug (a failure verdict in the compiled phase) with the same
   verdict, so ``invalid``, ``unstable``, ``nondeterministic``, a crash instead of a mismatch or a
   mismatch instead of a crash are all rejected;
-* its :func:`failure_key` equals the original's: a crash keeps its exception type and normalized
+* its :func:`~torchsmith.dedup.failure_key` (the one "same failure" key, dedup's too) equals
+  the original's: a crash keeps its exception type and normalized
   message; a mismatch stays a ``same()`` failure judged against fp64 (not merely some difference)
   on the same kind of output (forward values, non-float values, gradients);
 * under the rung just below it does not fail the same way, nor fail where the original passed:
@@ -23,7 +24,7 @@ import dataclasses
 import time
 
 from torchsmith.check import run_job
-from torchsmith.dedup import normalize_message
+from torchsmith.dedup import failure_key
 from torchsmith.execute.protocol import Request
 from torchsmith.execute.worker import Worker
 from torchsmith.localize import LADDER, RUNG_STAGE
@@ -32,33 +33,6 @@ from torchsmith.program.format import Program
 from torchsmith.reduce.probe import FUNCTION as PROBE_FUNCTION
 from torchsmith.reduce.probe import Records, instrument
 from torchsmith.verdict import CheckResult, Stage, Verdict
-
-_CRASHES = {Verdict.CRASH}
-
-
-def failure_key(result: CheckResult) -> tuple[str, ...]:
-    """What must not change about a failure while it is reduced (besides verdict and stage)."""
-    v, ev = result.verdict, result.evidence
-    if v in _CRASHES:
-        exc = str(ev.get("root_type") or ev.get("exc_type") or "").rsplit(".", 1)[-1]
-        return (v.value, exc, normalize_message(str(ev.get("message", ""))))
-    if v is Verdict.DIED:
-        if ev.get("memory_exceeded"):
-            return (v.value, "memory")
-        return (v.value, str(ev.get("signal") or f"exit {ev.get('returncode')}"))
-    where = "grad" if str(ev.get("output", "")).startswith("grad") else "out"
-    if v is Verdict.MISMATCH:
-        figs = ev.get("figures") or {}
-        if "differ" in ev:
-            kind = "non-float"
-        elif "compiled_vs_fp64" in figs:
-            kind = "same-vs-fp64"
-        elif figs:
-            kind = "same-without-fp64"
-        else:
-            kind = "python-value"
-        return (v.value, kind, where)
-    return (v.value, where)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,13 +7,6 @@ from rich.table import Table
 
 from torchsmith.verdict import CheckResult, Verdict
 
-_STYLE = {
-    Verdict.PASS: "green",
-    Verdict.INVALID: "yellow",
-    Verdict.NONDETERMINISTIC: "yellow",
-    Verdict.UNSTABLE: "yellow",
-}
-
 
 def headline(result: CheckResult) -> str:
     """``name: MISMATCH at inductor: reason`` — one line, also used on stderr."""
@@ -25,7 +18,7 @@ def headline(result: CheckResult) -> str:
 
 
 def print_result(result: CheckResult, console: Console, verbose: bool = False) -> None:
-    style = _STYLE.get(result.verdict, "bold red")
+    style = result.category.style if result.verdict is not Verdict.PASS else "green"
     console.print(headline(result), style=style, markup=False, highlight=False)
     ev = result.evidence
     if result.verdict is Verdict.INVALID:

@@ -18,12 +18,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from torchsmith.dedup import program_ops
+from torchsmith.dedup import failure_key, program_ops
 from torchsmith.finding import Finding, read_finding
 from torchsmith.options import DEFAULT_TOL
 from torchsmith.program.format import dotted_name
 from torchsmith.program.render import render_script
-from torchsmith.reduce.interesting import failure_key
 from torchsmith.regress import markdown_lines, read_regress
 from torchsmith.verdict import CheckResult, Stage, Verdict
 
@@ -264,7 +263,7 @@ def checklist(finding: Finding) -> list[tuple[bool | None, str]]:
             + (f"; tolerance overrides in config: {tol_keys}" if tol_keys else ", no override"),
         )
     )
-    numeric = r.verdict in (Verdict.MISMATCH, Verdict.NAN_MISMATCH)
+    numeric = r.verdict.is_numeric_mismatch
     if numeric:
         fp64 = ev.get("fp64")
         key = failure_key(r)

@@ -70,7 +70,7 @@ REPORT = "minify.json"
 TIME_BUDGET = 300.0
 AFTERS = ("dynamo", "aot")
 #: Verdicts about values: minified with the accuracy minifier (repro level 4).
-ACCURACY_VERDICTS = {Verdict.MISMATCH, Verdict.NAN_MISMATCH, Verdict.IMPRECISE}
+ACCURACY_VERDICTS = {v for v in Verdict if v.is_accuracy}
 _CLEANUP_RE = re.compile(r";\s*(?:\w+\s*=\s*)+None[ \t]*$", re.M)
 _OWNED = ("torch", "minifier_launcher.py", "repro.py", "program.py", "minifier.log", "worker.log")
 
