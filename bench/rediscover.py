@@ -34,9 +34,10 @@ from torchsmith.campaign.config import CampaignConfig  # noqa: E402
 from torchsmith.campaign.loop import Campaign  # noqa: E402
 from torchsmith.campaign.store import Store  # noqa: E402
 from torchsmith.campaign.summary import summarize  # noqa: E402
-from torchsmith.dedup import normalize_message, program_ops  # noqa: E402
+from torchsmith.dedup import normalize_message  # noqa: E402
 from torchsmith.finding import read_finding  # noqa: E402
 from torchsmith.options import CheckOptions, parse_duration  # noqa: E402
+from torchsmith.program.ops import source_ops  # noqa: E402
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]{2,}")
 
@@ -54,7 +55,7 @@ def corpus(version: str) -> list[dict[str, Any]]:
             continue
         src = (ROOT / "bench" / "issues" / c["file"]).read_text()
         observed = str((c.get("observed") or {}).get(version, ""))
-        out.append({**c, "ops": set(program_ops(src)), "words": words(observed)})
+        out.append({**c, "ops": set(source_ops(src)), "words": words(observed)})
     return out
 
 

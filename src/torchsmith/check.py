@@ -20,7 +20,7 @@ from torchsmith.execute.worker import Worker
 from torchsmith.localize import localize, stage_of
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program, ProgramFormatError, declared_settings
-from torchsmith.program.load import load_program
+from torchsmith.program.load import as_script, load_program
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 
 
@@ -273,3 +273,21 @@ def check_files(
 def _repro_header(result: CheckResult) -> str:
     stage = f" at {result.stage.value}" if result.stage else ""
     return f"torchsmith repro: {result.program}: {result.verdict.value}{stage}\n{result.reason}"
+
+
+def list_sites(path: str | Path, device: str = "cpu", timeout: float = 300.0) -> dict[str, Any]:
+    """Run the script at ``path`` once in eager, in a worker, and say what it compiles and calls
+    (``{"sites": [{"site", "compiled_with", "calls"}], "error"}``). Raises
+    :class:`ProgramFormatError` when it cannot be run at all."""
+    p = Path(path)
+    if not p.exists():
+        raise ProgramFormatError(f"{p}: no such file")
+    program = as_script(p.read_text(), p.stem, str(p), device)
+    options = CheckOptions(timeout=timeout, device=device)
+    with Worker(memory_mb=options.memory_mb) as worker:
+        outcome = worker.run(
+            Request.call("torchsmith.oracle.script:sites_job", program, options), timeout
+        )
+    if outcome.status != "result" or outcome.result is None:
+        raise ProgramFormatError(outcome.failure(p.name) or "the worker gave no result")
+    return outcome.result

@@ -19,13 +19,12 @@ hashed to ``sig-<12 hex>`` for file names and the store; the readable form is ke
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import re
 from pathlib import Path
 
-from torchsmith.program.format import Program, dotted_name
-from torchsmith.slicing import output_slice
+from torchsmith.program.format import Program
+from torchsmith.program.ops import output_ops, source_ops
 from torchsmith.verdict import COMPILER_PHASES, CheckResult, Verdict
 
 MAX_MESSAGE = 200
@@ -82,143 +81,6 @@ def normalize_message(message: str) -> str:
     return line.strip()[:MAX_MESSAGE]
 
 
-# -- ops of a program -----------------------------------------------------------------------------
-#: Calls that build or wire the model rather than compute: never part of a signature.
-_NOT_OPS = {
-    "parameter", "module", "modulelist", "moduledict", "sequential", "parameterlist",
-    "parameterdict", "identity", "generator", "manual_seed", "no_grad", "enable_grad",
-    "set_grad_enabled", "inference_mode", "register_buffer", "register_parameter", "super",
-    "size", "dim", "numel", "append", "extend", "items", "keys", "values", "format", "get",
-    "ndimension", "stride", "data_ptr", "is_contiguous", "__init__",
-}  # fmt: skip
-_BUILTINS = {"range", "len", "int", "float", "bool", "list", "tuple", "dict", "isinstance",
-             "print", "min", "max", "abs", "sum", "zip", "enumerate", "getattr", "setattr",
-             "hasattr", "type", "str", "any", "all", "sorted", "reversed", "round", "divmod"}  # fmt: skip
-_BINOPS = {
-    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floor_divide",
-    ast.Mod: "remainder", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "bitwise_and",
-    ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor", ast.LShift: "bitwise_left_shift",
-    ast.RShift: "bitwise_right_shift",
-}  # fmt: skip
-_UNARY = {ast.USub: "neg", ast.Invert: "bitwise_not"}
-_COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-_INPUT_FUNCTIONS = {"get_inputs", "get_init_inputs", "get_kwargs", "get_calls", "before_call"}
-
-
-def canonical_op(name: str) -> str:
-    """``torch.nn.functional.relu`` / ``nn.ReLU`` / ``Tensor.relu`` -> ``relu``."""
-    last = name.rsplit(".", 1)[-1]
-    return last.lower() if last[:1].isupper() else last
-
-
-def _ops_of(fn: ast.AST, compute: bool, calls_out: set[str]) -> set[str]:
-    """Ops called in ``fn``. With ``compute`` (code that runs on tensors) every call and operator
-    (``*``, ``[...]``, ``<``) counts; without (a constructor) only the layers it builds do."""
-    ops: set[str] = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Call):
-            name = dotted_name(node.func)
-            if not name:
-                if compute and isinstance(node.func, ast.Attribute):  # (a + b).relu()
-                    ops.add(node.func.attr)
-                continue
-            parts = name.split(".")
-            if len(parts) == 1:
-                if parts[0] not in _BUILTINS:
-                    calls_out.add(parts[0])
-                continue
-            if parts[0] == "self" and len(parts) == 2:
-                continue  # a submodule call: its type is counted where it is built
-            if compute or parts[-1][:1].isupper():
-                ops.add(canonical_op(name))
-        elif not compute:
-            continue
-        elif isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-            ops.add(_BINOPS[type(node.op)])
-        elif isinstance(node, ast.AugAssign) and type(node.op) in _BINOPS:
-            ops.add(_BINOPS[type(node.op)] + "_")
-        elif isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-            ops.add(_UNARY[type(node.op)])
-        elif isinstance(node, ast.Compare):
-            ops.update(_COMPARE[type(op)] for op in node.ops if type(op) in _COMPARE)
-        elif isinstance(node, ast.Subscript):
-            base = node.value
-            if isinstance(base, ast.Attribute) and base.attr in {"shape", "size"}:
-                continue
-            ops.add("setitem" if isinstance(node.ctx, ast.Store) else "getitem")
-    return {op for op in ops if op.lower() not in _NOT_OPS and not op.startswith("_")}
-
-
-def program_ops(source: str) -> list[str]:
-    """The ops the tested code uses, canonical names, sorted and de-duplicated.
-
-    Only the code of the program's classes counts (``__init__`` for the layers it builds, other
-    methods for calls and operators) or, for a function program, its functions, plus the
-    module-level functions they call; ``get_inputs`` and input helpers do not: they are the same
-    in every generated program and say nothing about the bug.
-    """
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    functions = _functions(tree)
-    ops: set[str] = set()
-    called: set[str] = set()
-    methods = 0
-    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
-        for item in cls.body:
-            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                ops |= _ops_of(item, item.name != "__init__", called)
-                methods += 1
-    if not methods:  # a function program: its functions are the tested code
-        called |= set(functions)
-    return sorted(ops | _called_ops(functions, called))
-
-
-def _functions(tree: ast.Module) -> dict[str, ast.AST]:
-    return {
-        n.name: n
-        for n in tree.body
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name not in _INPUT_FUNCTIONS
-    }
-
-
-def _called_ops(functions: dict[str, ast.AST], called: set[str]) -> set[str]:
-    """Ops of the module-level functions in ``called`` and of those they call, transitively."""
-    ops: set[str] = set()
-    seen: set[str] = set()
-    while called - seen:
-        name = (called - seen).pop()
-        seen.add(name)
-        if name in functions:
-            ops |= _ops_of(functions[name], True, called)
-    return ops
-
-
-def output_ops(source: str, entry: str, output: str) -> list[str] | None:
-    """The ops the failing ``output`` depends on (:func:`torchsmith.slicing.output_slice`), or
-    None when the output cannot be traced back through the tested code."""
-    sliced = output_slice(source, entry, output)
-    if sliced is None:
-        return None
-    try:
-        functions = _functions(ast.parse(source))
-    except SyntaxError:
-        return None
-    forward, init = sliced.body
-    called: set[str] = set()
-    ops = _ops_of(forward, True, called) | _ops_of(init, False, called)
-    return sorted(ops | _called_ops(functions, called))
-
-
-def program_size(program: Program) -> tuple[int, int]:
-    """(code lines, ops): how big an example is; the smallest example of a bug has the least."""
-    lines = sum(
-        1 for ln in program.source.splitlines() if ln.strip() and not ln.lstrip().startswith("#")
-    )
-    return lines, len(program_ops(program.source))
-
-
 # -- signatures -------------------------------------------------------------------------------------
 _FAULT_FRAME = re.compile(r"""File "([^"]*[\\/]torch[\\/][^"]*)", line \d+ in (\w+)""")
 
@@ -259,7 +121,7 @@ def failure_key(result: CheckResult) -> tuple[str, ...]:
     if v is Verdict.CRASH:
         exc = str(ev.get("root_type") or ev.get("exc_type") or "Exception").rsplit(".", 1)[-1]
         return (v.value, exc, normalize_message(str(ev.get("message", ""))))
-    if v in (Verdict.DIED, Verdict.LIMIT):
+    if v.is_process_failure and v is not Verdict.TIMEOUT:
         exc = (
             "memory"
             if ev.get("memory_exceeded")
@@ -302,7 +164,7 @@ def readable_signature(result: CheckResult, program: Program | None = None) -> s
     if program is not None and output and program.origin != "script":
         ops = output_ops(program.source, program.model, output)
     if ops is None:
-        ops = program_ops(program.source) if program is not None else []
+        ops = source_ops(program.source) if program is not None else []
     return "|".join([symptom, where, ",".join(ops)])
 
 

@@ -95,6 +95,16 @@ class Verdict(str, enum.Enum):
         return _STYLE[self.category]
 
 
+#: Which wrong output a comparison reports first when several leaves fail: structure before
+#: NaNs before values before precision.
+WRONG_OUTPUT_ORDER = (
+    Verdict.META_MISMATCH,
+    Verdict.NAN_MISMATCH,
+    Verdict.MISMATCH,
+    Verdict.IMPRECISE,
+)
+
+
 class Category(str, enum.Enum):
     """The one grouping of verdicts that every report, count and exit code asks for."""
 

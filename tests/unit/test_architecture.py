@@ -144,3 +144,121 @@ def test_execute_does_not_import_the_judge_at_module_level():
         if name.startswith("torchsmith.execute"):
             for module, _ in imports(name, toplevel_only=True):
                 assert not module.startswith("torchsmith.oracle"), f"{name} imports {module}"
+
+
+# -- rules added by the structure step ------------------------------------------------------------
+VERDICT_VALUES = {
+    "pass", "invalid", "nondeterministic", "unstable", "crash", "mismatch", "nan-mismatch",
+    "meta-mismatch", "imprecise", "limit", "timeout", "died",
+}  # fmt: skip
+
+
+def _verdict_groupings(tree: ast.AST) -> list[int]:
+    """Lines of set/tuple/list literals naming two or more verdicts (``Verdict.X`` members or
+    their values): a grouping of verdicts written outside ``verdict.py``."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Set | ast.Tuple | ast.List):
+            members = [
+                e
+                for e in node.elts
+                if (isinstance(e, ast.Attribute) and ast.unparse(e.value) == "Verdict")
+                or (isinstance(e, ast.Constant) and e.value in VERDICT_VALUES)
+            ]
+            if len(members) >= 2:
+                out.append(node.lineno)
+    return out
+
+
+def test_verdict_categories_are_defined_only_in_verdict_py():
+    """Which verdicts are bugs, lesser bugs, program faults, not judged or passing, and every
+    other grouping (behaviour failures, wrong outputs, probe candidates), is asked of
+    ``verdict.py`` (``Verdict.category``, ``CheckResult.category``, ``is_*`` properties)."""
+    offenders = []
+    for name, path in MODULES.items():
+        if name == "torchsmith.verdict":
+            continue
+        offenders += [f"{name}:{n}" for n in _verdict_groupings(ast.parse(path.read_text()))]
+    assert not offenders, offenders
+
+
+def test_the_verdict_grouping_rule_catches_a_planted_grouping():
+    planted = "BUGS = {Verdict.CRASH, Verdict.MISMATCH}\nOK = {'pass', 'unstable'}\n"
+    assert _verdict_groupings(ast.parse(planted)) == [1, 2]
+
+
+def _sql_in(tree: ast.AST) -> list[int]:
+    sql = ("SELECT ", "INSERT ", "UPDATE ", "DELETE ", "PRAGMA ", "CREATE TABLE")
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            if "sqlite3" in names:
+                out.append(node.lineno)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value.lstrip().startswith(sql):
+                out.append(node.lineno)
+    return out
+
+
+def test_no_sql_outside_the_store():
+    offenders = []
+    for name, path in MODULES.items():
+        if name != "torchsmith.campaign.store":
+            offenders += [f"{name}:{n}" for n in _sql_in(ast.parse(path.read_text()))]
+    assert not offenders, offenders
+    assert _sql_in(ast.parse("import sqlite3\nq = 'SELECT * FROM t'\n")) == [1, 2]
+
+
+#: What a CLI module may not hold: the campaign's own rules and its store.
+_CAMPAIGN_LOGIC = ("CLI_FIELDS", "OVERRIDABLE", "from_params", "to_params", "set_params")
+
+
+def test_cli_modules_hold_no_campaign_logic():
+    """The CLI parses and calls: the flag-to-field map, the new/resume rule and the store's
+    params belong to ``campaign/config.py`` and ``campaign/store.py``."""
+    offenders = []
+    for name, path in MODULES.items():
+        if not name.startswith("torchsmith.cli"):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name | ast.Attribute):
+                ident = node.id if isinstance(node, ast.Name) else node.attr
+                if ident in _CAMPAIGN_LOGIC:
+                    offenders.append(f"{name}:{node.lineno} {ident}")
+            if isinstance(node, ast.Dict) and len(node.keys) >= 5:
+                keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+                if {"seed", "count", "jobs", "generator"} <= keys and all(
+                    isinstance(v, ast.Constant) for v in node.values
+                ):
+                    offenders.append(f"{name}:{node.lineno} a flag-to-field map")
+    assert not offenders, offenders
+
+
+def test_judge_and_program_never_import_the_troubleshooting_or_process_layers():
+    """Imports point one way: ``oracle/`` never imports ``troubleshoot/``; ``program/`` (the
+    format, loading, rendering) never starts a worker."""
+    bad = []
+    for name in MODULES:
+        for module, _ in imports(name):
+            if name.startswith("torchsmith.oracle") and module.startswith(
+                "torchsmith.troubleshoot"
+            ):
+                bad.append(f"{name} imports {module}")
+            if name.startswith("torchsmith.program") and module.startswith(
+                ("torchsmith.execute", "torchsmith.check", "torchsmith.campaign")
+            ):
+                bad.append(f"{name} imports {module}")
+    assert not bad, bad
+
+
+def test_no_two_public_functions_share_a_name_across_modules_for_op_helpers():
+    """The AST op helpers live in ``program/ops.py`` under one name each."""
+    owners: dict[str, list[str]] = {}
+    for name, path in MODULES.items():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and "ops" in node.name and not node.name[0] == "_":
+                owners.setdefault(node.name, []).append(name)
+    dup = {k: v for k, v in owners.items() if len(v) > 1}
+    assert not dup, dup

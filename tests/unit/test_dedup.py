@@ -7,12 +7,11 @@ from torchsmith.dedup import (
     is_known,
     load_known,
     normalize_message,
-    program_ops,
-    program_size,
     readable_signature,
     signature,
 )
 from torchsmith.program.load import program_from_source
+from torchsmith.program.ops import program_size, source_ops
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 
 
@@ -141,10 +140,10 @@ def get_inputs():
 
 
 def test_program_ops_counts_model_code_only_with_canonical_names():
-    ops = program_ops(PROG_A)
+    ops = source_ops(PROG_A)
     assert ops == ["add_", "getitem", "mul", "neg", "relu", "sigmoid", "sum", "t"]
     assert "randperm" not in ops and "randn" not in ops and "parameter" not in ops
-    assert program_ops("def broken(:") == []
+    assert source_ops("def broken(:") == []
 
 
 def test_mismatch_signature_is_stage_and_op_set():
@@ -188,7 +187,8 @@ def get_inputs():
 
 
 def test_a_wrong_output_is_signed_by_the_ops_it_depends_on_only():
-    from torchsmith.dedup import output_ops, readable_signature
+    from torchsmith.dedup import readable_signature
+    from torchsmith.program.ops import output_ops
 
     assert output_ops(SLICED, "Model", "out[0]") == [
         "getitem", "index_add", "linear", "relu", "tensor",

@@ -6,8 +6,8 @@ import ast
 import threading
 
 import torchsmith  # noqa: F401  (installs the parse lock)
-from torchsmith.dedup import program_ops
 from torchsmith.generate.graph import GenOptions, generate_source
+from torchsmith.program.ops import source_ops
 
 
 def test_parse_is_locked():
@@ -27,7 +27,7 @@ def test_concurrent_generation_and_parsing_equal_serial_output_byte_for_byte():
                 src = generate_source(s, GenOptions())
                 got[s] = src
                 for _ in range(5):  # parse-heavy, as a campaign's slots are
-                    ops[s] = program_ops(src)
+                    ops[s] = source_ops(src)
         except Exception as e:  # every error fails the test below
             errors.append(repr(e))
 
@@ -38,4 +38,4 @@ def test_concurrent_generation_and_parsing_equal_serial_output_byte_for_byte():
         t.join()
     assert errors == []
     assert got == serial
-    assert ops == {s: program_ops(serial[s]) for s in seeds}
+    assert ops == {s: source_ops(serial[s]) for s in seeds}

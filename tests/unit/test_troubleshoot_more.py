@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from torchsmith.cli import main
 from torchsmith.options import CheckOptions
+from torchsmith.oracle.only import OnlyError, compile_only, resolve
 from torchsmith.program.load import program_from_source
 from torchsmith.reduce.source import forward_statements
 from torchsmith.troubleshoot.common import LogRecord
@@ -19,7 +20,6 @@ from torchsmith.troubleshoot.minify import (
     parse_minifier_log,
     repro_to_program,
 )
-from torchsmith.troubleshoot.only import OnlyError, compile_only, resolve
 from torchsmith.troubleshoot.profile import format_profile, speedup, stage_rows, summarize
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 

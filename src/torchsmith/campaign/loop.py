@@ -41,6 +41,7 @@ from torchsmith.finding import FINDINGS, Finding, read_finding, write_finding
 from torchsmith.generate.mix import family_of
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.program.format import Program
+from torchsmith.program.ops import program_size, source_ops
 from torchsmith.verdict import CheckResult
 
 #: A session whose first programs all fail inside torchsmith stops instead of spinning.
@@ -415,8 +416,8 @@ class Campaign:
         if program is not None:
             row.generator = family_of(program, row.generator)
             row.name, row.digest = program.name, program.digest
-            row.lines, row.ops = dedup.program_size(program)
-            ops = dedup.program_ops(program.source)
+            row.lines, row.ops = program_size(program)
+            ops = source_ops(program.source)
             was_alive, starts = w.alive, w.starts
             w.reset_work()
             try:

@@ -136,7 +136,7 @@ def import_(file: Path, output: Path | None, device: str, sites: bool, timeout: 
     read gets one sentence naming the construct (exit 2); ``--sites`` still lists what it
     compiles and calls.
     """
-    from torchsmith.program.load import list_sites
+    from torchsmith.check import list_sites
 
     error = None
     try:

@@ -3,7 +3,7 @@
 Features are strings with a prefix saying where they come from:
 
 * ``op:<name>``: an op the model's code calls, by its canonical name (``relu`` for ``F.relu``,
-  ``nn.ReLU`` and ``x.relu()``, as :func:`torchsmith.dedup.program_ops` reports it; AST only).
+  ``nn.ReLU`` and ``x.relu()``, as :func:`torchsmith.ops.source_ops` reports it; AST only).
   The campaign's ``GenContext.coverage`` holds bare op names, read as ``op:<name>``;
 * ``inductor:<counter>``: ``torch._dynamo.utils.counters["inductor"]`` entries (pattern-matcher
   passes such as ``fuse_attention``, ``binary_folding``, ``decompose_mm``, ...);
@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
+from torchsmith.program.ops import canonical_op
 from torchsmith.verdict import CheckResult
 
 if TYPE_CHECKING:
@@ -45,21 +46,15 @@ _METRICS = ("num_comprehensive_padding", "num_loop_reordering", "parallel_reduct
             "num_matches_for_scatter_upon_const_tensor", "num_auto_chunking")  # fmt: skip
 
 
-def canonical_op(name: str) -> str:
-    """``torch.nn.functional.relu`` / ``nn.ReLU`` / ``Tensor.relu`` -> ``relu``."""
-    last = name.rsplit(".", 1)[-1]
-    return last.lower() if last[:1].isupper() else last
-
-
 def op_key(name: str) -> str:
     return f"op:{canonical_op(name)}"
 
 
 def source_features(source: str) -> Counter[str]:
     """``op:<name>`` for every op the program's source calls (AST only)."""
-    from torchsmith.dedup import program_ops
+    from torchsmith.program.ops import source_ops
 
-    return Counter(op_key(name) for name in program_ops(source))
+    return Counter(op_key(name) for name in source_ops(source))
 
 
 # -- inside the worker --------------------------------------------------------------------------

@@ -38,7 +38,7 @@ def check_one(seed: int, opts: GenOptions, compile_it: bool) -> dict[str, Any]:
     """Generate, run in eager (fresh parameters, as the checker builds them) and maybe compile."""
     import torch
 
-    from torchsmith.generate.graph import generate_source, program_ops
+    from torchsmith.generate.graph import generate_source, header_ops
 
     rec: dict[str, Any] = {"seed": seed, "status": "ok"}
     t0 = time.perf_counter()
@@ -48,7 +48,7 @@ def check_one(seed: int, opts: GenOptions, compile_it: bool) -> dict[str, Any]:
         rec.update(status="gen_error", error=f"{type(e).__name__}: {e}"[:400])
         return rec
     rec["gen_s"] = time.perf_counter() - t0
-    rec["ops"] = sorted(program_ops(src))
+    rec["ops"] = sorted(header_ops(src))
     rec["lines"] = src.count("\n        ") - 1
     t1 = time.perf_counter()
     try:

@@ -18,7 +18,13 @@ from typing import Any
 
 import torch
 
-from torchsmith.verdict import IMPRECISE_MIN_EPS, IMPRECISE_MIN_NUMEL, IMPRECISE_RATIO, Verdict
+from torchsmith.verdict import (
+    IMPRECISE_MIN_EPS,
+    IMPRECISE_MIN_NUMEL,
+    IMPRECISE_RATIO,
+    WRONG_OUTPUT_ORDER,
+    Verdict,
+)
 
 Leaf = tuple[str, Any]
 
@@ -400,8 +406,7 @@ def compare(ref: Any, res: Any, fp64: Any | None, tol: float, prefix: str = "out
             failures.append(j)
     if not failures:
         return Judgement(Verdict.PASS, evidence=seen)
-    order = [Verdict.META_MISMATCH, Verdict.NAN_MISMATCH, Verdict.MISMATCH, Verdict.IMPRECISE]
-    failures.sort(key=lambda j: order.index(j.verdict))
+    failures.sort(key=lambda j: WRONG_OUTPUT_ORDER.index(j.verdict))
     first = failures[0]
     first.evidence["failing_outputs"] = [j.evidence.get("output") for j in failures]
     return first

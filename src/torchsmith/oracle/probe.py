@@ -27,7 +27,7 @@ from torchsmith.oracle.sensitivity import (
     leaf_map,
     verdict_of,
 )
-from torchsmith.verdict import Verdict
+from torchsmith.verdict import Category, Verdict
 
 
 class Probe:
@@ -164,10 +164,10 @@ def probe_judgement(
         verdict = verdict_of(leaves)
         later = list(parts)[list(parts).index(first) + 1 :]
         for prefix in later:
-            if verdict not in (Verdict.PASS, Verdict.UNSTABLE):
+            if verdict.category not in (Category.PASS, Category.NOT_JUDGED):
                 break
             j = compare(*parts[prefix], options.tol, prefix=prefix)
-            if j.verdict not in (Verdict.PASS, *CANDIDATES):
+            if j.verdict is not Verdict.PASS and j.verdict not in CANDIDATES:
                 return j
             if j.verdict in CANDIDATES:
                 more = probe.judge(prefix, *parts[prefix])
@@ -196,7 +196,7 @@ def _finish(
     summary["leaves"] = [j.to_dict() for j in leaves]
     evidence = dict(judged.evidence)
     evidence["probe"] = summary
-    if verdict in (Verdict.PASS, Verdict.UNSTABLE):
+    if verdict.category in (Category.PASS, Category.NOT_JUDGED):
         reason = "; ".join(explain(j) for j in leaves if j.explained)
         if verdict is Verdict.UNSTABLE:
             reason = "numerically unstable, not judged a bug: " + reason

@@ -359,7 +359,7 @@ def run_model(
         torch._dynamo.reset()
         fn = torch.compile(model, **options.compile_kwargs(backend)) if not options.only else model
     if options.only:  # --only NAME: compile just that part; a bad name fails eager runs too
-        from torchsmith.troubleshoot.only import OnlyError, compile_only
+        from torchsmith.oracle.only import OnlyError, compile_only
 
         kwargs = options.compile_kwargs(backend) if backend is not None else None
         try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any
 
 from torchsmith.program.foreign import import_script
 from torchsmith.program.foreign_ast import DeviceRewriter
@@ -76,25 +75,3 @@ def load_program(path: str | Path, device: str = "cpu", scripts: bool = True) ->
     except UnicodeDecodeError:
         raise ProgramFormatError(f"{p}: not a UTF-8 text file") from None
     return program_from_source(source, name=p.stem, path=str(p), device=device, scripts=scripts)
-
-
-def list_sites(path: str | Path, device: str = "cpu", timeout: float = 300.0) -> dict[str, Any]:
-    """Run the script at ``path`` once in eager, in a worker, and say what it compiles and calls
-    (``{"sites": [{"site", "compiled_with", "calls"}], "error"}``). Raises
-    :class:`ProgramFormatError` when it cannot be run at all."""
-    from torchsmith.execute.protocol import Request
-    from torchsmith.execute.worker import Worker
-    from torchsmith.options import CheckOptions
-
-    p = Path(path)
-    if not p.exists():
-        raise ProgramFormatError(f"{p}: no such file")
-    program = as_script(p.read_text(), p.stem, str(p), device)
-    options = CheckOptions(timeout=timeout, device=device)
-    with Worker(memory_mb=options.memory_mb) as worker:
-        outcome = worker.run(
-            Request.call("torchsmith.oracle.script:sites_job", program, options), timeout
-        )
-    if outcome.status != "result" or outcome.result is None:
-        raise ProgramFormatError(outcome.failure(p.name) or "the worker gave no result")
-    return outcome.result

@@ -18,10 +18,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from torchsmith.dedup import failure_key, program_ops
+from torchsmith.dedup import failure_key
 from torchsmith.finding import Finding, read_finding
 from torchsmith.options import DEFAULT_TOL
 from torchsmith.program.format import dotted_name
+from torchsmith.program.ops import source_ops
 from torchsmith.program.render import render_script
 from torchsmith.regress import markdown_lines, read_regress
 from torchsmith.verdict import CheckResult, Stage, Verdict
@@ -294,7 +295,7 @@ def checklist(finding: Finding) -> list[tuple[bool | None, str]]:
         )
     )
     if numeric:
-        ops = {o.rsplit(".", 1)[-1] for o in program_ops(finding.program.source)}
+        ops = {o.rsplit(".", 1)[-1] for o in source_ops(finding.program.source)}
         index_ops = sorted(ops & _INDEX_OPS)
         nonfloat = "non-float" in failure_key(r)
         items.append(

@@ -24,10 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from torchsmith import dedup
 from torchsmith.campaign.store import Store
 from torchsmith.campaign.summary import summarize
 from torchsmith.finding import FINDINGS, Finding, read_finding
+from torchsmith.program.ops import source_ops
 from torchsmith.regress import read_regress
 
 #: Generators whose programs the page may re-generate: pure, in-process, ignore the context.
@@ -71,7 +71,7 @@ def timeline(rows: list[dict[str, Any]], start: float | None, bug_first: dict[in
 def _finding_ops(findings_dir: Path, finding_id: str) -> list[str]:
     path = findings_dir / finding_id / "program.py"
     try:
-        return dedup.program_ops(path.read_text())
+        return source_ops(path.read_text())
     except (OSError, SyntaxError, ValueError):
         return []
 
@@ -113,7 +113,7 @@ def _sample_ops(
         except Exception:
             continue
         if program is not None and program.digest == r["digest"]:
-            out[r["seed"]] = dedup.program_ops(program.source)
+            out[r["seed"]] = source_ops(program.source)
     return out, "re-generated"
 
 

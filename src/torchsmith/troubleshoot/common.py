@@ -80,7 +80,7 @@ def capture_logs(**artifacts: bool) -> Iterator[list[LogRecord]]:
 
 def compile_target(loaded: Any, model: Any, options: CheckOptions, **compile_kwargs: Any) -> Any:
     """``torch.compile(model, **compile_kwargs)``; with ``options.only`` (``--only NAME``) the
-    model itself with just the named part compiled (:mod:`torchsmith.troubleshoot.only`).
+    model itself with just the named part compiled (:mod:`torchsmith.oracle.only`).
 
     Raises :class:`~torchsmith.oracle.runtime.ProgramLoadError` for a name that resolves to
     nothing (the jobs report it as a program that does not load: exit 2)."""
@@ -88,8 +88,8 @@ def compile_target(loaded: Any, model: Any, options: CheckOptions, **compile_kwa
 
     if not options.only:
         return torch.compile(model, **compile_kwargs)
+    from torchsmith.oracle.only import OnlyError, compile_only
     from torchsmith.oracle.runtime import ProgramLoadError
-    from torchsmith.troubleshoot.only import OnlyError, compile_only
 
     try:
         return compile_only(model, loaded.module.__dict__, options.only, compile_kwargs)

@@ -5,7 +5,7 @@ Public API::
     generate(seed, options) -> Program      # one canonical program, byte-for-byte reproducible
     write_programs(seed, n, out_dir, options) -> list[Path]   # gen_<seed+i>.py files
     op_names() -> list[str]                 # every registered op spec
-    program_ops(source) -> set[str]         # the op specs a generated program uses
+    header_ops(source) -> set[str]         # the op specs a generated program uses
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from torchsmith.generate.graph.builder import Builder, SpecError
 from torchsmith.generate.graph.options import GenOptions
-from torchsmith.generate.graph.render import program_ops, render
+from torchsmith.generate.graph.render import header_ops, render
 from torchsmith.generate.graph.spec import REGISTRY, OpSpec
 from torchsmith.program.format import Program
 
@@ -26,7 +26,7 @@ __all__ = [
     "generate_source",
     "op_names",
     "op_families",
-    "program_ops",
+    "header_ops",
     "write_programs",
 ]
 

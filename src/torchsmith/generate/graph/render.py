@@ -99,7 +99,7 @@ def render(b: Builder, header: list[str]) -> str:
 _OPS_LINE = re.compile(r"^# ops: (.*)$", re.MULTILINE)
 
 
-def program_ops(source: str) -> set[str]:
+def header_ops(source: str) -> set[str]:
     """The op spec names a generated program uses, read from its ``# ops:`` header line."""
     m = _OPS_LINE.search(source)
     if not m or not m.group(1).strip() or m.group(1).strip() == "-":

@@ -426,7 +426,7 @@ def pick_examples(
     corpus: list[Program], target: Target, rng: random.Random, k: int
 ) -> list[Program]:
     """``k`` examples, those that share most ops with the target first (ties broken by ``rng``)."""
-    from torchsmith.dedup import program_ops
+    from torchsmith.program.ops import source_ops
 
     want = _tails(target.ops)
     scored = []
@@ -434,7 +434,7 @@ def pick_examples(
         lines = prog.source.count("\n")
         if lines > 90:
             continue
-        overlap = len(want & _tails(program_ops(prog.source)))
+        overlap = len(want & _tails(source_ops(prog.source)))
         scored.append((-overlap, rng.random(), prog))
     scored.sort(key=lambda t: (t[0], t[1]))
     return [p for _, _, p in scored[:k]]
