@@ -7,6 +7,8 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
+from torchsmith.jsonable import Jsonable
+
 DTYPES = ("float32", "float16", "bfloat16", "float64")
 DEVICES = ("cpu", "cuda")
 
@@ -22,7 +24,7 @@ DEFAULT_TOL = 1e-4
 
 
 @dataclasses.dataclass
-class CheckOptions:
+class CheckOptions(Jsonable):
     """How to compile and judge a program. Every field is JSON-safe."""
 
     backend: str = "inductor"
@@ -50,14 +52,6 @@ class CheckOptions:
             raise ValueError(f"--device must be cpu or cuda, not {self.device!r}")
         for key in self.config:
             check_config_key(key)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> CheckOptions:
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
 
     def replace(self, **changes: Any) -> CheckOptions:
         return dataclasses.replace(self, **changes)

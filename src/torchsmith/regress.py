@@ -40,6 +40,7 @@ from torchsmith.campaign.store import DB_NAME, Store
 from torchsmith.check import CheckError, check_program
 from torchsmith.execute.worker import Worker
 from torchsmith.finding import FINDINGS, META, Finding, list_findings, read_finding
+from torchsmith.jsonable import Jsonable
 from torchsmith.verdict import Category, CheckResult
 
 REGRESS_JSON = "regress.json"
@@ -50,7 +51,7 @@ _FAILS, _PASSES = ("live", "other-bug"), ("passes",)
 
 
 @dataclasses.dataclass
-class VersionRow:
+class VersionRow(Jsonable):
     """The finding's program under one interpreter (or as recorded, ``recorded=True``)."""
 
     python: str
@@ -64,14 +65,6 @@ class VersionRow:
     seconds: float = 0.0
     recorded: bool = False
     checked_at: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> VersionRow:
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
 
 
 def version_key(version: str | None) -> tuple[Any, ...]:
@@ -137,8 +130,14 @@ def recheck(
     try:
         result = check_program(finding.program, options, worker)
     except (CheckError, RuntimeError) as e:  # torchsmith failed, or the worker cannot restart
-        return VersionRow(python, worker.torch_version, "error", reason=_short(str(e)),
-                          seconds=round(time.monotonic() - t0, 1), checked_at=time.time())  # fmt: skip
+        return VersionRow(
+            python,
+            worker.torch_version,
+            "error",
+            reason=_short(str(e)),
+            seconds=round(time.monotonic() - t0, 1),
+            checked_at=time.time(),
+        )
     status, same, sig = classify(finding, result)
     return VersionRow(
         python=python,
@@ -261,8 +260,12 @@ def regress(
             try:
                 worker.start()
             except (RuntimeError, OSError) as e:
-                rows = [VersionRow(python, None, "error", reason=_short(f"worker: {e}"),
-                                   checked_at=time.time()) for _ in findings]  # fmt: skip
+                rows = [
+                    VersionRow(
+                        python, None, "error", reason=_short(f"worker: {e}"), checked_at=time.time()
+                    )
+                    for _ in findings
+                ]
             else:
                 rows = []
                 for f in findings:

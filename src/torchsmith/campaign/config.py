@@ -41,9 +41,17 @@ CLI_FIELDS = {
     "pack": "pack",
 }
 
+#: The settings a campaign's summary and page show, in reading order.
+SHOWN_SETTINGS = ("generator", "gen_options", "seed", "count", "time_budget", "jobs",
+                  "known_file", "reduce", "reduce_budget", "python")  # fmt: skip
+
 #: The command-line spelling of the fields whose flag is not ``--field-name``.
-_FLAG = {"time_budget": "--time", "gen_options": "--gen-option", "known_file": "--known",
-         "options": "the check options"}  # fmt: skip
+_FLAG = {
+    "time_budget": "--time",
+    "gen_options": "--gen-option",
+    "known_file": "--known",
+    "options": "the check options",
+}
 
 
 @dataclasses.dataclass
@@ -70,8 +78,17 @@ class CampaignConfig:
     pack: int = 1  # programs checked per compile (fuzz --pack K; see torchsmith.campaign.pack)
 
     #: What a resumed campaign may change; everything else decides which programs are checked.
-    OVERRIDABLE = ("count", "time_budget", "jobs", "known_file", "reduce", "reduce_budget",
-                   "ray", "ray_cpus", "ray_gpus")  # fmt: skip
+    OVERRIDABLE = (
+        "count",
+        "time_budget",
+        "jobs",
+        "known_file",
+        "reduce",
+        "reduce_budget",
+        "ray",
+        "ray_cpus",
+        "ray_gpus",
+    )
 
     @classmethod
     def from_cli(
@@ -130,8 +147,9 @@ class CampaignConfig:
         out = Path(out)
         if not (out / DB_NAME).exists():
             raise CampaignError(f"{out}: no {DB_NAME} to resume")
-        fixed = sorted(_FLAG.get(k, "--" + k.replace("_", "-")) for k in overrides
-                       if k not in cls.OVERRIDABLE)  # fmt: skip
+        fixed = sorted(
+            _FLAG.get(k, "--" + k.replace("_", "-")) for k in overrides if k not in cls.OVERRIDABLE
+        )
         if fixed:
             raise CampaignError(
                 f"--resume uses the campaign's own settings; these cannot change: {', '.join(fixed)}"

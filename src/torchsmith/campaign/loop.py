@@ -130,9 +130,19 @@ class Campaign:
         self.yields: dict[str, list[int]] = {}  # family -> [programs checked, bug findings]
         self._lost: set[int] = set()  # seeds re-queued once after their Ray actor was lost
         self.stats: dict[str, Any] = dict.fromkeys(
-            ("programs", "session_programs", "checked", "valid", "findings", "faults",
-             "worker_restarts", "errors", "session_checked"), 0
-        )  # fmt: skip
+            (
+                "programs",
+                "session_programs",
+                "checked",
+                "valid",
+                "findings",
+                "faults",
+                "worker_restarts",
+                "errors",
+                "session_checked",
+            ),
+            0,
+        )
         self._bugs: set[str] = set()
         self._known_bugs: set[str] = set()
         self.elapsed_before = 0.0
@@ -477,9 +487,13 @@ class Campaign:
             signature=row.signature,
             generator=row.generator,
             seed=row.seed,
-            extra={"readable_signature": row.readable, "known": row.known,
-                   "category": row.category, "campaign": str(self.out)},
-        )  # fmt: skip
+            extra={
+                "readable_signature": row.readable,
+                "known": row.known,
+                "category": row.category,
+                "campaign": str(self.out),
+            },
+        )
         row.finding = finding.id
 
     def _count(self, row: ProgramRow, ack: RecordAck, ops: list[str]) -> None:

@@ -37,8 +37,15 @@ from torchsmith.program.format import (
 )
 from torchsmith.verdict import CheckResult, Verdict
 
-_UNPACKABLE = {"get_calls", "get_kwargs", "before_call", "inputs",
-               COMPILE_KWARGS, COMPILE_CONFIG, CHECK_OPTIONS}  # fmt: skip
+_UNPACKABLE = {
+    "get_calls",
+    "get_kwargs",
+    "before_call",
+    "inputs",
+    COMPILE_KWARGS,
+    COMPILE_CONFIG,
+    CHECK_OPTIONS,
+}
 _PART = re.compile(r"^out\[(\d+)\]")
 Check = Callable[[Program, CheckOptions, Any], CheckResult]
 
@@ -105,8 +112,9 @@ def pack(parts: list[Program], seed: int = 0) -> Program:
         + f"\n    return [{', '.join(fwd_args)}]\n"
     )
     notes = ("packed=" + ",".join(p.name for p in parts),)
-    return Program(source=text, model="Model", name="pack_" + parts[0].name,
-                   origin="generated", notes=notes)  # fmt: skip
+    return Program(
+        source=text, model="Model", name="pack_" + parts[0].name, origin="generated", notes=notes
+    )
 
 
 def parts_of(result: CheckResult, k: int) -> set[int] | None:

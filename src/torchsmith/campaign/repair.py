@@ -47,5 +47,10 @@ def repair_store(folder: str | Path) -> dict[str, Any]:
                 if p.get("count") is not None:
                     hint = range(int(p.get("seed", 0)), int(p.get("seed", 0)) + int(p["count"]))
             kept[table], lost[table] = copy_readable_rows(aside, new, table, hint)
-    return {"repaired": True, "damage": damage, "kept": kept, "unreadable": lost,
-            "moved_to": str(aside)}  # fmt: skip
+    return {
+        "repaired": True,
+        "damage": damage,
+        "kept": kept,
+        "unreadable": lost,
+        "moved_to": str(aside),
+    }

@@ -250,13 +250,34 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
                 " ?)",
                 (
-                    row.seed, row.generator, row.name, row.digest, row.status, row.verdict,
-                    row.phase, row.stage, row.symptom, row.category, row.signature, row.readable,
-                    int(row.known), row.finding, row.lines, row.ops, row.reason,
-                    json.dumps(row.timings), row.work_s, row.gen_s, row.wall_s,
-                    row.worker_deaths, oid, row.error, time.time(), row.node,
+                    row.seed,
+                    row.generator,
+                    row.name,
+                    row.digest,
+                    row.status,
+                    row.verdict,
+                    row.phase,
+                    row.stage,
+                    row.symptom,
+                    row.category,
+                    row.signature,
+                    row.readable,
+                    int(row.known),
+                    row.finding,
+                    row.lines,
+                    row.ops,
+                    row.reason,
+                    json.dumps(row.timings),
+                    row.work_s,
+                    row.gen_s,
+                    row.wall_s,
+                    row.worker_deaths,
+                    oid,
+                    row.error,
+                    time.time(),
+                    row.node,
                 ),
-            )  # fmt: skip
+            )
         if oid is not None:
             self._known_options.add(oid)
         return RecordAck(inserted=True, bug=bug, new_bug=new_bug)
@@ -445,15 +466,26 @@ class Store:
         ).fetchall()
         out = []
         for gen, n, checked, valid, findings, sigs, wall in rows:
-            bugs = {self._bug_of(s) for (s,) in self.db.execute(
-                "SELECT DISTINCT signature FROM programs WHERE generator = ? AND category = 'bug'",
-                (gen,),
-            ) if s}  # fmt: skip
+            bugs = {
+                self._bug_of(s)
+                for (s,) in self.db.execute(
+                    "SELECT DISTINCT signature FROM programs WHERE generator = ? AND category = 'bug'",
+                    (gen,),
+                )
+                if s
+            }
             out.append(
-                {"family": gen, "programs": n, "checked": checked or 0, "valid": valid or 0,
-                 "findings": findings or 0, "signatures": sigs or 0, "bugs": len(bugs),
-                 "wall_s": round(wall, 1)}
-            )  # fmt: skip
+                {
+                    "family": gen,
+                    "programs": n,
+                    "checked": checked or 0,
+                    "valid": valid or 0,
+                    "findings": findings or 0,
+                    "signatures": sigs or 0,
+                    "bugs": len(bugs),
+                    "wall_s": round(wall, 1),
+                }
+            )
         return out
 
 

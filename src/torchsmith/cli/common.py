@@ -33,6 +33,20 @@ def parse_items(items: tuple[str, ...] | list[str], what: str) -> dict[str, Any]
     return out
 
 
+def parallel_option(*names: str, help: str) -> Any:
+    """``-j/--NAME N`` (1 to 16, default 1): how many workers run at once."""
+    return click.option(*names, default=1, show_default=True, type=click.IntRange(1, 16), help=help)
+
+
+def emit_report(report: dict[str, Any], as_json: bool, text: Any) -> NoReturn:
+    """Print a troubleshooting report (JSON, or ``text(report)``) and exit 1 when it holds an
+    error, else 0."""
+    import json
+
+    click.echo(json.dumps(report) if as_json else text(report))
+    sys.exit(1 if report.get("error") else 0)
+
+
 def output_option(help: str) -> Any:
     """``-o/--output PATH`` with the command's own help text."""
     return click.option("-o", "--output", type=click.Path(path_type=Path), help=help)

@@ -101,11 +101,20 @@ def fuzz(
     from torchsmith.report.progress import make_progress, print_summary, summary_console
 
     values: dict[str, Any] = {
-        "seed": kw.pop("seed"), "count": count, "jobs": jobs, "generator": generator,
+        "seed": kw.pop("seed"),
+        "count": count,
+        "jobs": jobs,
+        "generator": generator,
         "gen_option": parse_items(gen_option, "--gen-option"),
-        "known": str(known) if known else None, "reduce": reduce, "reduce_time": reduce_time,
-        "python": python, "ray": ray, "ray_cpus": ray_cpus, "ray_gpus": ray_gpus, "pack": pack,
-    }  # fmt: skip
+        "known": str(known) if known else None,
+        "reduce": reduce,
+        "reduce_time": reduce_time,
+        "python": python,
+        "ray": ray,
+        "ray_cpus": ray_cpus,
+        "ray_gpus": ray_gpus,
+        "pack": pack,
+    }
     try:
         values["time_"] = parse_duration(time_) if time_ is not None else None
         options_given = bool(given_params(ctx, kw))
@@ -199,11 +208,16 @@ def status(
         else:
             kept = ", ".join(f"{k} {v}" for k, v in done["kept"].items())
             lost = sum(done["unreadable"].values())
-            click.echo(f"repaired {folder}: kept {kept}; {lost} unreadable rows;"
-                       f" the damaged file is {done['moved_to']}", err=True)  # fmt: skip
+            click.echo(
+                f"repaired {folder}: kept {kept}; {lost} unreadable rows;"
+                f" the damaged file is {done['moved_to']}",
+                err=True,
+            )
     elif (damage := store_damage(folder)) is not None:
-        fail(f"the campaign database is damaged ({damage}); salvage it with:"
-             f" torchsmith status {folder} --repair")  # fmt: skip
+        fail(
+            f"the campaign database is damaged ({damage}); salvage it with:"
+            f" torchsmith status {folder} --repair"
+        )
     try:
         summary = _read_summary(folder, str(known) if known else None)
     except Exception as e:  # a locked or damaged database: say so, not a traceback

@@ -15,6 +15,7 @@ from torchsmith.cli.common import (
     fail,
     given_option_fields,
     output_option,
+    parallel_option,
 )
 
 
@@ -24,14 +25,7 @@ from torchsmith.cli.common import (
     "Write the standalone repro script here (default for FILE: <name>_reduced_repro.py next"
     " to it; a FINDING_DIR gets a reduced finding folder with its repro.py)."
 )
-@click.option(
-    "-j",
-    "--workers",
-    default=1,
-    show_default=True,
-    type=click.IntRange(1, 16),
-    help="Crash-safe workers testing candidates in parallel.",
-)
+@parallel_option("-j", "--workers", help="Crash-safe workers testing candidates in parallel.")
 @click.option("--time-budget", default=300.0, show_default=True, help="Seconds of search.")
 @click.option("--no-generic", is_flag=True, help="Skip the final pysource-minimize pass.")
 @click.option("--no-verify", is_flag=True, help="Do not run the written script alone at the end.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from torchsmith.cli.common import fail
+from torchsmith.cli.common import fail, parallel_option
 
 
 @click.command()
@@ -20,8 +20,7 @@ from torchsmith.cli.common import fail
     metavar="PY",
     help="An interpreter with another torch (a venv's bin/python); repeat for each version.",
 )
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(1, 16),
-              help="Interpreters checked at once (one worker each).")  # fmt: skip
+@parallel_option("-j", "--jobs", help="Interpreters checked at once (one worker each).")
 @click.option("--timeout", type=float, help="Seconds per worker job (default: the finding's).")
 @click.option("--no-store", is_flag=True, help="Print only; do not write regress.json.")
 @click.option("--json", "as_json", is_flag=True, help="The tables as JSON, one per finding.")

@@ -14,9 +14,22 @@ from typing import Any
 
 import click
 
-from torchsmith.cli.common import build_options, check_options, fail, output_option
+from torchsmith.cli.common import build_options, check_options, emit_report, fail, output_option
 from torchsmith.program.format import Program, ProgramFormatError
 from torchsmith.program.load import load_program
+
+#: The program a troubleshooting command works on.
+file_argument = click.argument("file", type=click.Path(path_type=Path))
+
+
+def report_options(f: Any) -> Any:
+    """``--json`` (the report as one JSON object), ``--only`` and the check options: what every
+    troubleshooting command that prints a report takes."""
+    f = check_options(f)
+    f = only_option(f)
+    return click.option(
+        "--json", "as_json", is_flag=True, help="The report as one JSON object (schema 1)."
+    )(f)
 
 
 def only_option(f: Any) -> Any:
@@ -38,10 +51,8 @@ def _load(file: Path, device: str) -> Program:
 
 
 @click.command()
-@click.argument("file", type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="The report as one JSON object (schema 1).")
-@only_option
-@check_options
+@file_argument
+@report_options
 def explain(file: Path, as_json: bool, **kw: Any) -> None:
     """Graphs Dynamo captures for FILE, each graph break with its reason and line, ops per graph.
 
@@ -56,12 +67,11 @@ def explain(file: Path, as_json: bool, **kw: Any) -> None:
         report = explain_program(program, options)
     except TroubleshootError as e:
         fail(str(e))
-    click.echo(json.dumps(report) if as_json else format_explain(report))
-    sys.exit(1 if report.get("error") else 0)
+    emit_report(report, as_json, format_explain)
 
 
 @click.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@file_argument
 @click.option(
     "--vary",
     "varies",
@@ -105,7 +115,7 @@ def recompiles(
 
 
 @click.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@file_argument
 @output_option("Folder for the artifacts. Default: ./debug-<program name>.")
 @click.option("--json", "as_json", is_flag=True, help="Print the index (index.json) instead.")
 @only_option
@@ -133,7 +143,7 @@ def debug(file: Path, output: Path | None, as_json: bool, **kw: Any) -> None:
 
 
 @click.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@file_argument
 @click.option(
     "--what",
     "what",
@@ -144,9 +154,7 @@ def debug(file: Path, output: Path | None, as_json: bool, **kw: Any) -> None:
     " Default: dynamo,aot,inductor,graph_breaks,recompiles.",
 )
 @click.option("--full", is_flag=True, help="Print long messages (code, graphs) whole.")
-@click.option("--json", "as_json", is_flag=True, help="The report as one JSON object (schema 1).")
-@only_option
-@check_options
+@report_options
 def logs(file: Path, what: tuple[str, ...], full: bool, as_json: bool, **kw: Any) -> None:
     """One compiled run of FILE with TORCH_LOGS captured, grouped by step of compilation.
 
@@ -172,7 +180,7 @@ def logs(file: Path, what: tuple[str, ...], full: bool, as_json: bool, **kw: Any
 
 
 @click.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@file_argument
 @click.option("--warmup", default=3, show_default=True, help="Untimed calls before timing.")
 @click.option("--repeat", default=20, show_default=True, help="Timed calls per mode.")
 @click.option(
@@ -187,9 +195,7 @@ def logs(file: Path, what: tuple[str, ...], full: bool, as_json: bool, **kw: Any
     default=None,
     help="Write the torch profiler's Chrome trace of 5 compiled calls here (Perfetto).",
 )
-@click.option("--json", "as_json", is_flag=True, help="The report as one JSON object (schema 1).")
-@only_option
-@check_options
+@report_options
 def profile(
     file: Path,
     warmup: int,
@@ -220,12 +226,11 @@ def profile(
         )
     except TroubleshootError as e:
         fail(str(e))
-    click.echo(json.dumps(report) if as_json else format_profile(report))
-    sys.exit(1 if report.get("error") else 0)
+    emit_report(report, as_json, format_profile)
 
 
 @click.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@file_argument
 @output_option(
     "Folder for torch's minifier files and the report. Default: ./minify-<program>, or"
     " <finding>/pytorch-minifier for a finding folder."
@@ -251,9 +256,7 @@ def profile(
     show_default=True,
     help="Seconds the minifier may run; past them it gives up and keeps its best graph.",
 )
-@click.option("--json", "as_json", is_flag=True, help="The report as one JSON object (schema 1).")
-@only_option
-@check_options
+@report_options
 def minify(
     file: Path,
     output: Path | None,

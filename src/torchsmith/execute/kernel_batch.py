@@ -121,9 +121,12 @@ def binding(argtypes: list[str], entry: str, cache_cls: Any) -> str:
     only = type(
         "_BindingOnly",
         (cache_cls,),
-        {"entry_function": entry, "call_entry_function": call,
-         "load_async": classmethod(load_async)},
-    )  # fmt: skip
+        {
+            "entry_function": entry,
+            "call_entry_function": call,
+            "load_async": classmethod(load_async),
+        },
+    )
     only.load_pybinding_async(list(argtypes), "")
     return captured[0]
 

@@ -39,11 +39,26 @@ if TYPE_CHECKING:
 COLLECT_FUNCTION = "torchsmith.generate.coverage:collect"
 
 #: Inductor counters that are bookkeeping, not optimizations.
-_BOOKKEEPING = ("fxgraph_", "autograd_cache", "generated_module_cache", "benchmarking.",
-                "triton_bundler", "select_algorithm", "cudagraph", "extern_calls")  # fmt: skip
-_METRICS = ("num_comprehensive_padding", "num_loop_reordering", "parallel_reduction_count",
-            "codegen_nested_reduction", "codegen_mix_order_reduction", "cpp_to_dtype_count",
-            "num_matches_for_scatter_upon_const_tensor", "num_auto_chunking")  # fmt: skip
+_BOOKKEEPING = (
+    "fxgraph_",
+    "autograd_cache",
+    "generated_module_cache",
+    "benchmarking.",
+    "triton_bundler",
+    "select_algorithm",
+    "cudagraph",
+    "extern_calls",
+)
+_METRICS = (
+    "num_comprehensive_padding",
+    "num_loop_reordering",
+    "parallel_reduction_count",
+    "codegen_nested_reduction",
+    "codegen_mix_order_reduction",
+    "cpp_to_dtype_count",
+    "num_matches_for_scatter_upon_const_tensor",
+    "num_auto_chunking",
+)
 
 
 def op_key(name: str) -> str:

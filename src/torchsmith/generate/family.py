@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from torchsmith.generate.coverage import WorkerClient
-from torchsmith.generate.protocol import GenContext
+from torchsmith.generate.protocol import GenContext, typed_options
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.verdict import Verdict
@@ -50,11 +50,38 @@ class FamilyStats:
 class ValidatedFamily:
     """A family that eager-checks its candidates; subclasses give :meth:`candidates`."""
 
+    name: str = "family"
+
     stats: FamilyStats
     max_tries: int = 8
+    #: The family's options dataclass (with ``max_tries`` and ``check_timeout`` fields), parsed
+    #: by the one option parser in :meth:`parse_options`.
+    Options: Any = None
+    #: Options given as a list that the parser takes comma-separated.
+    LIST_OPTIONS: tuple[str, ...] = ()
 
-    def __init__(self, worker: Any = None, check_timeout: float = 60.0) -> None:
-        self.client = WorkerClient(worker, CheckOptions(timeout=check_timeout, localize=False))
+    def __init__(self, worker: Any = None, **options: Any) -> None:
+        """Parse ``options`` into ``self.opts`` (:meth:`parse_options`), run the family's own
+        :meth:`setup` (which may refuse them with ``ValueError``), then make the worker client
+        that eager-checks candidates (``worker``, else its own, started when first needed)."""
+        self.opts = self.parse_options(options)
+        self.setup()
+        timeout = self.opts.check_timeout
+        self.client = WorkerClient(worker, CheckOptions(timeout=timeout, localize=False))
+
+    def setup(self) -> None:
+        """The family's own set-up once ``self.opts`` is parsed (stats, catalogs, checks)."""
+
+    def parse_options(self, options: dict[str, Any]) -> Any:
+        """``self.Options`` from keyword options or CLI strings (lists in :attr:`LIST_OPTIONS`
+        joined with commas); sets ``max_tries`` from them."""
+        options = dict(options)
+        for key in self.LIST_OPTIONS:
+            if isinstance(options.get(key), list | tuple):
+                options[key] = ",".join(options[key])
+        opts = typed_options(self.Options, options, f"{self.name} generator")
+        self.max_tries = opts.max_tries
+        return opts
 
     def candidates(self, seed: int) -> Iterator[Program]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -86,9 +113,3 @@ class ValidatedFamily:
 
     def close(self) -> None:
         self.client.close()
-
-    def __enter__(self) -> ValidatedFamily:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -115,9 +115,13 @@ def validate_seeds(
     with Worker(memory_mb=options.memory_mb, env=worker_env(jobs)) as worker:
         for seed in seeds:
             request = Request.call(
-                JOB, None, options, seed=seed, gen_options=gen_options,
+                JOB,
+                None,
+                options,
+                seed=seed,
+                gen_options=gen_options,
                 compile_it=seed in compile_seeds,
-            )  # fmt: skip
+            )
             outcome = worker.run(request, options.timeout, options.memory_mb)
             if outcome.status == "result" and outcome.result is not None:
                 out.append(outcome.result)

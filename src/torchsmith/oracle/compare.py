@@ -120,9 +120,13 @@ def stride_mismatch(path: str, ref: torch.Tensor, res: torch.Tensor) -> Judgemen
         Verdict.META_MISMATCH,
         f"{path}: eager returns strides {tuple(ref.stride())}, compiled {tuple(res.stride())}"
         f" for shape {list(ref.shape)}",
-        {"output": path, "eager": str(tuple(ref.stride())), "compiled": str(tuple(res.stride())),
-         "kind": "strides"},
-    )  # fmt: skip
+        {
+            "output": path,
+            "eager": str(tuple(ref.stride())),
+            "compiled": str(tuple(res.stride())),
+            "kind": "strides",
+        },
+    )
 
 
 def error_figures(ref: torch.Tensor, res: torch.Tensor, fp64: torch.Tensor | None) -> dict:

@@ -12,7 +12,6 @@ name the broken constraint in plain words, e.g.::
 
 from __future__ import annotations
 
-import dataclasses
 import linecache
 import os
 import traceback
@@ -24,6 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 
+from torchsmith.jsonable import Jsonable
 from torchsmith.oracle.constraints import match_constraint
 
 __all__ = [
@@ -44,16 +44,45 @@ _THIS_FILE = os.path.abspath(__file__)
 
 # Tensor dunder methods shown as the operator the user wrote.
 _OPERATORS = {
-    "__add__": "+", "__radd__": "+", "__iadd__": "+=", "__sub__": "-", "__rsub__": "-",
-    "__isub__": "-=", "__mul__": "*", "__rmul__": "*", "__imul__": "*=", "__matmul__": "@",
-    "__rmatmul__": "@", "__truediv__": "/", "__rtruediv__": "/", "__itruediv__": "/=",
-    "__floordiv__": "//", "__rfloordiv__": "//", "__mod__": "%", "__rmod__": "%",
-    "__pow__": "**", "__rpow__": "**", "__and__": "&", "__rand__": "&", "__or__": "|",
-    "__ror__": "|", "__xor__": "^", "__rxor__": "^", "__lshift__": "<<", "__rshift__": ">>",
-    "__eq__": "==", "__ne__": "!=", "__lt__": "<", "__le__": "<=", "__gt__": ">",
-    "__ge__": ">=", "__neg__": "unary -", "__invert__": "~", "__getitem__": "[]",
+    "__add__": "+",
+    "__radd__": "+",
+    "__iadd__": "+=",
+    "__sub__": "-",
+    "__rsub__": "-",
+    "__isub__": "-=",
+    "__mul__": "*",
+    "__rmul__": "*",
+    "__imul__": "*=",
+    "__matmul__": "@",
+    "__rmatmul__": "@",
+    "__truediv__": "/",
+    "__rtruediv__": "/",
+    "__itruediv__": "/=",
+    "__floordiv__": "//",
+    "__rfloordiv__": "//",
+    "__mod__": "%",
+    "__rmod__": "%",
+    "__pow__": "**",
+    "__rpow__": "**",
+    "__and__": "&",
+    "__rand__": "&",
+    "__or__": "|",
+    "__ror__": "|",
+    "__xor__": "^",
+    "__rxor__": "^",
+    "__lshift__": "<<",
+    "__rshift__": ">>",
+    "__eq__": "==",
+    "__ne__": "!=",
+    "__lt__": "<",
+    "__le__": "<=",
+    "__gt__": ">",
+    "__ge__": ">=",
+    "__neg__": "unary -",
+    "__invert__": "~",
+    "__getitem__": "[]",
     "__setitem__": "[]=",
-}  # fmt: skip
+}
 _REFLECTED = {n for n in _OPERATORS if n.startswith("__r") and n not in ("__rshift__",)}
 
 
@@ -252,7 +281,7 @@ def _int_range(tensors: list[torch.Tensor]) -> tuple[int, int] | None:
 
 
 @dataclass
-class InvalidEvidence:
+class InvalidEvidence(Jsonable):
     """Why the eager run of a program raised: the op, its arguments, the constraint."""
 
     op: str
@@ -265,14 +294,6 @@ class InvalidEvidence:
     user_line: str | None
     summary: str
     outer_ops: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> InvalidEvidence:
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
 
 
 def _message(exc: BaseException) -> str:
@@ -387,9 +408,14 @@ def explain_exception(
         summary = f"`{failure.op}` got {got}" if got else f"`{failure.op}`"
         summary += f": {constraint} ({text})" if constraint else f": {message}"
         return InvalidEvidence(
-            failure.op, failure.args, failure.kwargs, constraint=constraint, summary=summary,
-            outer_ops=failure.outer, **common,
-        )  # fmt: skip
+            failure.op,
+            failure.args,
+            failure.kwargs,
+            constraint=constraint,
+            summary=summary,
+            outer_ops=failure.outer,
+            **common,
+        )
 
     # Not raised inside a recorded torch call: plain Python code (the program's, or
     # library code such as an nn.Module's Python checks).

@@ -407,10 +407,8 @@ class ProgramRunner:
         grad: bool | None = None,
     ) -> RunResult:
         grad = self.options.grad if grad is None else grad
-        return run_model(
-            self.loaded, self.options, backend=backend, dtype=dtype, grad=grad,
-            transform=transform, context=context,
-        )  # fmt: skip
+        kw = {"backend": backend, "dtype": dtype, "grad": grad, "transform": transform}
+        return run_model(self.loaded, self.options, context=context, **kw)
 
     def compiled_backend(self, requested: str | None) -> str:
         """The backend of the compiled run: the one asked for (a ladder rung), else the

@@ -123,8 +123,10 @@ class _Compiled:
         owner: torch.nn.Module | None = None,
     ) -> None:
         self._run, self._target, self._site = run, target, site
-        self._kwargs = {k: repr(v) if not callable(v) else getattr(v, "__name__", repr(v))
-                        for k, v in kwargs.items()}  # fmt: skip
+        self._kwargs = {
+            k: repr(v) if not callable(v) else getattr(v, "__name__", repr(v))
+            for k, v in kwargs.items()
+        }
         #: the module whose parameters a variant casts (the target, or for ``module.compile()``
         #: the module whose ``_call_impl`` is compiled)
         self._owner = (
@@ -468,8 +470,9 @@ def sites_job(program: Program, options: CheckOptions, emit: Any) -> dict[str, A
         with runtime.compiler_config(options):
             result = _Run(ScriptRunner(program, options), None, None, None, None).execute(False)
         for r in result.records:
-            site = sites.setdefault(r.site, {"site": r.site, "compiled_with": r.compiled_with,
-                                             "calls": []})  # fmt: skip
+            site = sites.setdefault(
+                r.site, {"site": r.site, "compiled_with": r.compiled_with, "calls": []}
+            )
             site["calls"].append(r.args)
     except Exception as e:  # the script fails in eager: say where
         error = f"{type(e).__name__}: {str(e)[:300]}"

@@ -154,9 +154,13 @@ class Substitute(ast.NodeTransformer):
 
 #: CUDA calls that only synchronize, free or measure, and raise without a GPU: dropped for cpu.
 _CUDA_ONLY = {
-    "torch.cuda.synchronize", "torch.cuda.empty_cache", "torch.cuda.reset_peak_memory_stats",
-    "torch.cuda.max_memory_allocated", "torch.cuda.memory_allocated", "torch.cuda.ipc_collect",
-}  # fmt: skip
+    "torch.cuda.synchronize",
+    "torch.cuda.empty_cache",
+    "torch.cuda.reset_peak_memory_stats",
+    "torch.cuda.max_memory_allocated",
+    "torch.cuda.memory_allocated",
+    "torch.cuda.ipc_collect",
+}
 
 
 def _is_cpu_device(node: ast.expr) -> bool:

@@ -223,3 +223,10 @@ def parse_source(source: str, filename: str = "<program>") -> ast.Module:
             f"{filename}:{e.lineno}: syntax error: {e.msg}"
             + (f"\n    {e.text.rstrip()}" if e.text else "")
         ) from None
+
+
+def model_class_head(init: list[str]) -> list[str]:
+    """The first lines a generator writes for a canonical ``class Model(nn.Module)``: the class
+    line and an ``__init__`` holding ``init`` (``forward`` follows)."""
+    head = ["class Model(nn.Module):", "    def __init__(self):", "        super().__init__()"]
+    return head + [f"        {line}" for line in init]

@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from torchsmith.campaign.config import SHOWN_SETTINGS
 from torchsmith.regress import markdown_lines
 from torchsmith.report import plots
 from torchsmith.report.html import markdown_body
@@ -79,8 +80,7 @@ def _kv(items: list[tuple[str, Any]]) -> str:
 
 def _settings(params: dict[str, Any]) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
-    for key in ("generator", "gen_options", "seed", "count", "time_budget", "jobs", "known_file",
-                "reduce", "reduce_budget", "python"):  # fmt: skip
+    for key in SHOWN_SETTINGS:
         value = params.get(key)
         if value in (None, {}, [], False) and key not in ("seed",):
             continue
@@ -104,63 +104,96 @@ def _figure(svg: str | None, caption: str = "", name: str = "") -> str:
     return f'<figure class="plot" id="plot-{_esc(name)}">{body}{cap}</figure>'
 
 
+def _row_bars(
+    name: str, title: str, rows: list[dict[str, Any]], keys: tuple[str, str], unit: str, **kw: Any
+) -> str:
+    """A bar chart of ``rows``: labels from ``keys[0]``, bar heights from ``keys[1]``."""
+    labels, values = [r[keys[0]] for r in rows], [r[keys[1]] for r in rows]
+    return plots.bar_chart(name, title, labels, values, unit, **kw)
+
+
 def plot_section(data: dict[str, Any]) -> list[str]:
     """The plots, each a ``<figure class="plot">`` holding one inline ``<svg>``."""
     out = []
     tl = data["timeline"]
     if tl["rate"]:
         xs, ys = zip(*tl["rate"])
-        svg = plots.time_series("rate", "Programs per minute", [("programs/min", xs, ys)],
-                                "programs / min", step=True)  # fmt: skip
+        svg = plots.time_series(
+            "rate", "Programs per minute", [("programs/min", xs, ys)], "programs / min", step=True
+        )
         caption = "Programs recorded per minute in time bins, every session on the wall clock"
         out.append(_figure(svg, caption + " (the first bin includes start-up).", "rate"))
     else:
         out.append(_figure(None, name="rate"))
     if tl["findings"]:
         series = [("findings", *zip(*tl["findings"])), ("distinct bugs", *zip(*tl["bugs"]))]
-        svg = plots.time_series("found", "Findings over time", series, "count", step=True,
-                                events=tl["new_bugs"])  # fmt: skip
+        svg = plots.time_series(
+            "found", "Findings over time", series, "count", step=True, events=tl["new_bugs"]
+        )
         out.append(_figure(svg, "Red dots: a new distinct bug (hover for its signature).", "found"))
     verdicts = data["verdicts"]
     total = sum(verdicts.values()) or 1
     if verdicts:
         labels = list(verdicts)
         svg = plots.bar_chart(
-            "verdicts", "Verdict mix", labels, [verdicts[v] for v in labels], "programs",
+            "verdicts",
+            "Verdict mix",
+            labels,
+            [verdicts[v] for v in labels],
+            "programs",
             colors=[plots.VERDICT_COLORS.get(v, "#999") for v in labels],
             notes=[f"{verdicts[v]} ({100.0 * verdicts[v] / total:.1f}%)" for v in labels],
-        )  # fmt: skip
+        )
         out.append(_figure(svg, "", "verdicts"))
     stages = data["stages"]
     if stages:
         names = list(stages)
         kinds = sorted({v for c in stages.values() for v in c})
         svg = plots.bar_chart(
-            "stages", "Compiler-bug findings per stage", names,
-            {k: [stages[s].get(k, 0) for s in names] for k in kinds}, "findings",
+            "stages",
+            "Compiler-bug findings per stage",
+            names,
+            {k: [stages[s].get(k, 0) for s in names] for k in kinds},
+            "findings",
             colors=plots.VERDICT_COLORS,
-            notes=[f"{sum(stages[s].values())} findings, {data['stage_bugs'].get(s, 0)} bugs"
-                   for s in names],
-        )  # fmt: skip
+            notes=[
+                f"{sum(stages[s].values())} findings, {data['stage_bugs'].get(s, 0)} bugs"
+                for s in names
+            ],
+        )
         out.append(_figure(svg, "Stage: the first backend on the ladder that fails.", "stages"))
     else:
         out.append(_figure(None, "No compiler-bug findings yet.", "stages"))
     fams = data["families"]
     if fams:
-        svg = plots.bar_chart(
-            "families", "Findings per 1000 programs, by generator family",
-            [f["family"] for f in fams], [f["findings_per_k"] for f in fams], "per 1000 programs",
-            notes=[f"{f['findings_per_k']:g} ({f['findings']} findings, {f['bugs']} bugs,"
-                   f" {f['programs']} programs)" for f in fams],
-        )  # fmt: skip
+        svg = _row_bars(
+            "families",
+            "Findings per 1000 programs, by generator family",
+            fams,
+            ("family", "findings_per_k"),
+            "per 1000 programs",
+            notes=[
+                f"{f['findings_per_k']:g} ({f['findings']} findings, {f['bugs']} bugs,"
+                f" {f['programs']} programs)"
+                for f in fams
+            ],
+        )
         out.append(_figure(svg, "", "families"))
     out.append(_op_figure(data["ops"]))
     cs = {k: v for k, v in data["compile_s"].items() if v}
     if cs:
-        colors = {"pass": plots.VERDICT_COLORS["pass"], "compiler bug": plots.SECOND,
-                  "other": "#b0b0b0"}  # fmt: skip
-        svg = plots.histogram("compile", "Compiled-phase time (compile + first run)", cs,
-                              "seconds (log scale)", colors=colors)  # fmt: skip
+        colors = {
+            "pass": plots.VERDICT_COLORS["pass"],
+            "compiler bug": plots.SECOND,
+            "other": "#b0b0b0",
+        }
+        svg = plots.histogram(
+            "compile",
+            "Compiled-phase time (compile + first run)",
+            cs,
+            "seconds (log scale)",
+            colors=colors,
+        )
         out.append(_figure(svg, "Per checked program, the worker's compiled phase.", "compile"))
     else:
         out.append(_figure(None, name="compile"))
@@ -174,17 +207,21 @@ def _op_figure(ops: dict[str, Any]) -> str:
         rated = rated[:TOP_OPS]
         n, k = ops["checked"], ops["sampled"]
         how = f"exact (all {n})" if ops["exact"] else f"estimated from {k} of {n}"
-        svg = plots.bar_chart(
-            "ops", "Findings per 1000 programs that use the op", [r["op"] for r in rated],
-            [r["per_k"] for r in rated], "per 1000 programs using the op",
+        svg = _row_bars(
+            "ops",
+            "Findings per 1000 programs that use the op",
+            rated,
+            ("op", "per_k"),
+            "per 1000 programs using the op",
             notes=[f"{r['per_k']:g} ({r['findings']} / {r['programs']})" for r in rated],
-        )  # fmt: skip
+        )
         caption = f"Programs using each op: {how} checked programs, {ops['source']}."
         return _figure(svg, caption, "ops")
     counted = [r for r in rows if r["findings"]][:TOP_OPS]
     if counted:
-        svg = plots.bar_chart("ops", "Compiler-bug findings per op", [r["op"] for r in counted],
-                              [r["findings"] for r in counted], "findings")  # fmt: skip
+        svg = _row_bars(
+            "ops", "Compiler-bug findings per op", counted, ("op", "findings"), "findings"
+        )
         return _figure(svg, f"No per-op rate: the ops of all programs are {ops['source']}.", "ops")
     return _figure(None, "No compiler-bug findings yet.", "ops")
 
@@ -311,10 +348,14 @@ def render_page(data: dict[str, Any], base: Path) -> str:
             f"<td>{_esc(', '.join(f['verdicts']))}</td><td>{_esc(f.get('smallest') or '-')}</td></tr>"
             for f in faults
         )
-        out.append("<p class='sub'>Deaths and hangs outside the compiled phases (eager PyTorch or"
-                   " the program), shown apart from compiler bugs.</p>")  # fmt: skip
-        out.append(f"<table><tr><th>fault</th><th>count</th><th>verdicts</th><th>example</th></tr>"
-                   f"{rows}</table>")  # fmt: skip
+        out.append(
+            "<p class='sub'>Deaths and hangs outside the compiled phases (eager PyTorch or"
+            " the program), shown apart from compiler bugs.</p>"
+        )
+        out.append(
+            f"<table><tr><th>fault</th><th>count</th><th>verdicts</th><th>example</th></tr>"
+            f"{rows}</table>"
+        )
     else:
         out.append("<p class='sub'>None.</p>")
     out.append("</main></body></html>")

@@ -142,8 +142,15 @@ def op_yield(
     for op in sorted(set(found) | (set(share) if k else set())):
         programs = round(share[op] * n / k) if k else None
         per_k = round(1000.0 * found[op] / programs, 1) if programs else None
-        table.append({"op": op, "findings": found[op], "bugs": len(bugs.get(op, ())),
-                      "programs": programs, "per_k": per_k})  # fmt: skip
+        table.append(
+            {
+                "op": op,
+                "findings": found[op],
+                "bugs": len(bugs.get(op, ())),
+                "programs": programs,
+                "per_k": per_k,
+            }
+        )
     table = [t for t in table if t["findings"] or t["programs"]]
     table.sort(key=lambda t: (-(t["per_k"] or 0), -t["findings"], t["op"]))
     return {
@@ -255,8 +262,13 @@ def campaign_data(
     families = []
     for f in summary["families"]:
         n = f["programs"] or 0
-        families.append({**f, "findings_per_k": round(1000.0 * f["findings"] / n, 1) if n else 0.0,
-                         "bugs_per_k": round(1000.0 * f["bugs"] / n, 1) if n else 0.0})  # fmt: skip
+        families.append(
+            {
+                **f,
+                "findings_per_k": round(1000.0 * f["findings"] / n, 1) if n else 0.0,
+                "bugs_per_k": round(1000.0 * f["bugs"] / n, 1) if n else 0.0,
+            }
+        )
     render_report = None
     if reports:
         from torchsmith.report.markdown import collect_env, render

@@ -204,8 +204,14 @@ def histogram(
             p90 = everything[min(len(everything) - 1, int(len(everything) * 0.9))]
             for value, what, y in ((med, "median", 1.0), (p90, "p90", 0.92)):
                 ax.axvline(value, color="#333", linestyle="--", linewidth=0.8)
-                ax.text(value, y, f" {what} {value:.3g}s", transform=ax.get_xaxis_transform(),
-                        va="top", fontsize=8)  # fmt: skip
+                ax.text(
+                    value,
+                    y,
+                    f" {what} {value:.3g}s",
+                    transform=ax.get_xaxis_transform(),
+                    va="top",
+                    fontsize=8,
+                )
             if len(groups) > 1:
                 ax.legend(frameon=False, fontsize=8, loc="upper left")
         ax.set_title(title, loc="left")

@@ -201,8 +201,14 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
         for f in families:
             valid = 100.0 * f["valid"] / f["checked"] if f["checked"] else 0.0
             rate = 1000.0 * f["bugs"] / f["programs"] if f["programs"] else 0.0
-            t.add_row(f["family"], str(f["programs"]), f"{valid:.1f}", str(f["findings"]),
-                      str(f["bugs"]), f"{rate:.1f}")  # fmt: skip
+            t.add_row(
+                f["family"],
+                str(f["programs"]),
+                f"{valid:.1f}",
+                str(f["findings"]),
+                str(f["bugs"]),
+                f"{rate:.1f}",
+            )
         console.print(t)
     fd = s["findings_dir"]
     new = [b for b in s["bug_list"] if not b["known"]]

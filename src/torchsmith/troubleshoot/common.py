@@ -97,6 +97,36 @@ def compile_target(loaded: Any, model: Any, options: CheckOptions, **compile_kwa
         raise ProgramLoadError(str(e)) from e
 
 
+def report_header(
+    schema: int, program: Program, options: CheckOptions, *keys: str
+) -> dict[str, Any]:
+    """The fields every troubleshooting report starts with: schema, program, backend, ``only``,
+    the option fields named in ``keys`` (``mode``, ``dynamic``, ...) and ``error`` (None)."""
+    head: dict[str, Any] = {"schema": schema, "program": program.name, "backend": options.backend}
+    head.update({k: getattr(options, k) for k in keys})
+    head["only"] = options.only
+    head["error"] = None
+    return head
+
+
+def load_and_compile(
+    program: Program, options: CheckOptions, dtype: Any, emit_phase: Any
+) -> tuple[Any, Any, Any, Any]:
+    """Load ``program``, build its model and inputs and compile it (``--only`` honoured):
+    ``(loaded, model, args, compiled)``, with the load and compiled phases emitted. Raises
+    :class:`~torchsmith.oracle.runtime.ProgramLoadError` when it does not load."""
+    from torchsmith.oracle import runtime
+    from torchsmith.verdict import Phase
+
+    emit_phase(Phase.LOAD)
+    loaded = runtime.load(program, options.seed)
+    model = runtime.build_model(loaded, options.seed, options.device, dtype)
+    args = runtime.prepare_inputs(loaded.inputs, options.device, dtype, grad=options.grad)
+    compiled = compile_target(loaded, model, options, **options.compile_kwargs())
+    emit_phase(Phase.COMPILED)
+    return loaded, model, args, compiled
+
+
 def clean_function_name(name: str) -> str:
     """``torch_dynamo_resume_in_forward_at_12`` -> ``forward`` (Dynamo's continuation frames)."""
     m = _RESUME_RE.match(name)

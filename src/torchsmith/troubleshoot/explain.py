@@ -37,6 +37,7 @@ from torchsmith.troubleshoot.common import (
     compile_target,
     exception_info,
     load_error_result,
+    report_header,
     run_job,
     short_path,
     source_line,
@@ -220,16 +221,7 @@ def explain_run(
     from torchsmith.oracle import runtime
     from torchsmith.verdict import Phase
 
-    report: dict[str, Any] = {
-        "schema": SCHEMA,
-        "program": program.name,
-        "backend": options.backend,
-        "mode": options.mode,
-        "dynamic": options.dynamic,
-        "fullgraph": options.fullgraph,
-        "only": options.only,
-        "error": None,
-    }
+    report = report_header(SCHEMA, program, options, "mode", "dynamic", "fullgraph")
     dtype = runtime.resolve_dtype(options.dtype)
     with runtime.compiler_config(options):
         emit(Phase.LOAD)

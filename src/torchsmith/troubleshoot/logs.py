@@ -43,8 +43,8 @@ from torchsmith.troubleshoot.common import (
     SCHEMA,
     ListHandler,
     LogRecord,
-    compile_target,
     exception_info,
+    load_and_compile,
     load_error_result,
     run_job,
 )
@@ -210,7 +210,6 @@ def logs_job(program: Program, options: CheckOptions, emit_phase: Any, what: lis
     from torch._logging._internal import log_registry
 
     from torchsmith.oracle import runtime
-    from torchsmith.verdict import Phase
 
     try:
         settings = _settings(what)
@@ -228,14 +227,9 @@ def logs_job(program: Program, options: CheckOptions, emit_phase: Any, what: lis
     records: list[LogRecord] = []
     with runtime.compiler_config(options):
         try:
-            emit_phase(Phase.LOAD)
-            loaded = runtime.load(program, options.seed)
-            model = runtime.build_model(loaded, options.seed, options.device, dtype)
-            args = runtime.prepare_inputs(loaded.inputs, options.device, dtype, grad=options.grad)
-            compiled = compile_target(loaded, model, options, **options.compile_kwargs())
+            loaded, _, args, compiled = load_and_compile(program, options, dtype, emit_phase)
         except runtime.ProgramLoadError as e:
             return load_error_result(e)
-        emit_phase(Phase.COMPILED)
         handler = ListHandler(records)
         loggers = [logging.getLogger(q) for q in sorted(log_registry.get_log_qnames())]
         torch._logging.set_logs(**settings)

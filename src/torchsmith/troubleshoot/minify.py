@@ -58,8 +58,8 @@ from torchsmith.reduce.source import forward_statements
 from torchsmith.troubleshoot.common import (
     SCHEMA,
     TroubleshootError,
-    compile_target,
     exception_info,
+    load_and_compile,
     load_error_result,
     run_job,
 )
@@ -179,7 +179,6 @@ def minify_job(
     import torch
 
     from torchsmith.oracle import runtime
-    from torchsmith.verdict import Phase
 
     error = None
     dtype = runtime.resolve_dtype(options.dtype)
@@ -197,14 +196,9 @@ def minify_job(
         stack.enter_context(torch._inductor.config.patch(fx_graph_cache=False))
         stack.enter_context(torch._functorch.config.patch(enable_autograd_cache=False))
         try:
-            emit_phase(Phase.LOAD)
-            loaded = runtime.load(program, options.seed)
-            model = runtime.build_model(loaded, options.seed, options.device, dtype)
-            args = runtime.prepare_inputs(loaded.inputs, options.device, dtype, grad=options.grad)
-            compiled = compile_target(loaded, model, options, **options.compile_kwargs())
+            loaded, _, args, compiled = load_and_compile(program, options, dtype, emit_phase)
         except runtime.ProgramLoadError as e:
             return load_error_result(e)
-        emit_phase(Phase.COMPILED)
         cwd = os.getcwd()
         Path(debug_root).mkdir(parents=True, exist_ok=True)
         os.chdir(debug_root)  # torch's accuracy dump also writes ./repro.py: keep it in there
@@ -252,9 +246,14 @@ def run_launcher(
     t0 = time.monotonic()
     with open(log, "wb") as f:
         proc = subprocess.Popen(
-            cmd, cwd=launcher.parent, env=env, stdout=f, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
+            cmd,
+            cwd=launcher.parent,
+            env=env,
+            stdout=f,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
             code: int | None = proc.wait(timeout=budget)
         except subprocess.TimeoutExpired:
@@ -360,9 +359,14 @@ def _minify(
     armed = Worker(memory_mb=options.memory_mb, log_dir=out)  # its log: out/worker.log
     try:
         job = run_job(
-            JOB, program, options, armed,
-            debug_root=str((out / "torch").resolve()), after=after, accuracy=accuracy,
-        )  # fmt: skip
+            JOB,
+            program,
+            options,
+            armed,
+            debug_root=str((out / "torch").resolve()),
+            after=after,
+            accuracy=accuracy,
+        )
     finally:
         armed.close()
     report["seconds"]["run"] = round(time.monotonic() - t0, 1)
@@ -437,10 +441,12 @@ def _check_repro(
     report["same_failure"] = result.verdict is original.verdict and result.stage is original.stage
     if finding_id and result.is_bug:
         f = write_finding(
-            out, minified, result,
+            out,
+            minified,
+            result,
             generator="torchsmith minify",
             extra={"minified_from": finding_id, "minifier": f"pytorch after {report['after']}"},
-        )  # fmt: skip
+        )
         report["finding"] = str(f.folder)
 
 

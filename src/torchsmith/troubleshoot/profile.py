@@ -41,6 +41,7 @@ from torchsmith.troubleshoot.common import (
     compile_target,
     exception_info,
     load_error_result,
+    report_header,
     run_job,
     table,
 )
@@ -134,17 +135,8 @@ def profile_job(
     from torchsmith.oracle import runtime
     from torchsmith.verdict import Phase
 
-    report: dict[str, Any] = {
-        "schema": SCHEMA,
-        "program": program.name,
-        "backend": options.backend,
-        "mode": options.mode,
-        "dynamic": options.dynamic,
-        "only": options.only,
-        "cache": cache,
-        "trace": None,
-        "error": None,
-    }
+    report = report_header(SCHEMA, program, options, "mode", "dynamic")
+    report.update(cache=cache, trace=None)
     dtype = runtime.resolve_dtype(options.dtype)
     cuda = options.device.startswith("cuda")
     sync = torch.cuda.synchronize if cuda else (lambda: None)
@@ -282,9 +274,15 @@ def format_profile(report: dict[str, Any]) -> str:
         s = rt.get(mode) or {}
         if s:
             lines.append(
-                (mode, f"{s['median_ms']:.4f}", f"{s['p25_ms']:.4f}-{s['p75_ms']:.4f}",
-                 f"{s['min_ms']:.4f}", f"{s['max_ms']:.4f}", f"{s['spread_pct']:.1f}%")
-            )  # fmt: skip
+                (
+                    mode,
+                    f"{s['median_ms']:.4f}",
+                    f"{s['p25_ms']:.4f}-{s['p75_ms']:.4f}",
+                    f"{s['min_ms']:.4f}",
+                    f"{s['max_ms']:.4f}",
+                    f"{s['spread_pct']:.1f}%",
+                )
+            )
     if lines:
         out += ["", f"steady state, {rt['repeat']} calls after {rt['warmup']} warm-up calls (ms):"]
         out.append(table(lines, ("mode", "median", "p25-p75", "min", "max", "spread")))

@@ -135,8 +135,25 @@ class LLMStats:
 _FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w+.-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.S | re.M)
 _OPEN_FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w+.-]*)[^\n]*\n", re.M)
 _THINK = re.compile(r"<think>.*?(</think>|\Z)", re.S | re.I)
-_NOT_PYTHON = {"bash", "sh", "shell", "console", "text", "txt", "json", "yaml", "output", "diff",
-               "c", "cpp", "c++", "cuda", "log", "stderr", "stdout"}  # fmt: skip
+_NOT_PYTHON = {
+    "bash",
+    "sh",
+    "shell",
+    "console",
+    "text",
+    "txt",
+    "json",
+    "yaml",
+    "output",
+    "diff",
+    "c",
+    "cpp",
+    "c++",
+    "cuda",
+    "log",
+    "stderr",
+    "stdout",
+}
 _CODE_START = re.compile(r"^(import |from \S+ import |class |def |@)")
 
 

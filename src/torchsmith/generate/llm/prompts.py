@@ -53,7 +53,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "Tensor.masked_fill",
         ),
         ("inductor:fuse_attention",),
-    ),  # fmt: skip
+    ),
     Target(
         "conv_bn",
         "conv/batch-norm folding and binary folding",
@@ -69,7 +69,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "nn.Conv3d",
         ),
         ("inductor:efficient_conv_bn_eval", "inductor:binary_folding"),
-    ),  # fmt: skip
+    ),
     Target(
         "mm_epilogue",
         "matrix multiplies with fused epilogues and small-dimension decompositions",
@@ -86,7 +86,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "torch.matmul",
         ),
         ("inductor:decompose_addmm", "inductor:decompose_mm", "inductor:decompose_bmm"),
-    ),  # fmt: skip
+    ),
     Target(
         "pointwise_fusion",
         "long pointwise chains fused into one loop",
@@ -104,7 +104,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "Tensor.expand",
         ),
         ("metric:fused_nodes", "metric:vec_kernels"),
-    ),  # fmt: skip
+    ),
     Target(
         "reductions",
         "reductions with prologues and epilogues",
@@ -127,7 +127,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "metric:codegen_nested_reduction",
             "metric:codegen_mix_order_reduction",
         ),
-    ),  # fmt: skip
+    ),
     Target(
         "layout",
         "layouts: permutes, transposes, strides and channels-last",
@@ -144,7 +144,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "torch.flip",
         ),
         ("metric:num_loop_reordering", "inductor:removed_pointless_view_pair"),
-    ),  # fmt: skip
+    ),
     Target(
         "padding",
         "padding: F.pad modes and odd sizes",
@@ -163,7 +163,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "inductor:pad_rewritten_as_cat",
             "lowering:aten.constant_pad_nd.default",
         ),
-    ),  # fmt: skip
+    ),
     Target(
         "indexing",
         "indexing: gather, scatter, index_put and advanced indexing",
@@ -185,7 +185,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "lowering:aten.scatter_add.default",
             "metric:num_matches_for_scatter_upon_const_tensor",
         ),
-    ),  # fmt: skip
+    ),
     Target(
         "views_cat",
         "views, concatenation and splitting",
@@ -202,7 +202,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "torch.narrow",
         ),
         ("lowering:aten.cat.default", "inductor:removed_pointless_view_pair"),
-    ),  # fmt: skip
+    ),
     Target(
         "scans_sorts",
         "scans and sorts",
@@ -219,7 +219,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "torch.searchsorted",
         ),
         ("fallback:aten.cumsum.default", "lowering:aten.sort.stable"),
-    ),  # fmt: skip
+    ),
     Target(
         "dtypes",
         "dtype casts and type promotion",
@@ -235,7 +235,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "torch.where",
         ),
         ("metric:cpp_to_dtype_count",),
-    ),  # fmt: skip
+    ),
     Target(
         "inplace",
         "in-place mutation and functionalization",
@@ -250,7 +250,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "Tensor.index_put_",
             "Tensor.relu_",
         ),
-    ),  # fmt: skip
+    ),
     Target(
         "dynamo",
         "Python constructs Dynamo must trace",
@@ -259,7 +259,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
         " called from forward, and at most one graph break (torch._dynamo.graph_break()).",
         ("nn.ModuleList", "nn.ModuleDict", "nn.Sequential"),
         ("dynamo:graph_break", "dynamo:graphs_multi"),
-    ),  # fmt: skip
+    ),
     Target(
         "norms",
         "normalization layers",
@@ -274,7 +274,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "F.instance_norm",
             "F.normalize",
         ),
-    ),  # fmt: skip
+    ),
     Target(
         "conv_pool",
         "convolutions, pooling and resampling",
@@ -290,7 +290,7 @@ OPTIMIZATION_TARGETS: tuple[Target, ...] = (
             "F.unfold",
         ),
         ("lowering:aten.convolution.default", "lowering:aten.max_pool2d_with_indices.default"),
-    ),  # fmt: skip
+    ),
 )
 
 

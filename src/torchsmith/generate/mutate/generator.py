@@ -20,7 +20,7 @@ from typing import Any
 from torchsmith.generate.family import FamilyStats, ValidatedFamily
 from torchsmith.generate.mutate.operators import MUTATORS, WEIGHTS
 from torchsmith.generate.mutate.sites import Sites
-from torchsmith.generate.protocol import GenContext, typed_options
+from torchsmith.generate.protocol import GenContext
 from torchsmith.program.format import Program, ProgramFormatError
 from torchsmith.program.load import program_from_source
 
@@ -102,15 +102,12 @@ class MutationGenerator(ValidatedFamily):
 
     name = "mutate"
 
-    def __init__(self, worker: Any = None, **options: Any) -> None:
-        self.opts = typed_options(MutateOptions, options, "mutate generator")
-        self.max_tries = self.opts.max_tries
+    def setup(self) -> None:
         self.operators = self._operators(self.opts.operators)
         self.corpus, self.skipped = self._corpus()
         if not self.corpus:
             raise ValueError(f"mutate generator: no usable program in corpus {self.opts.corpus!r}")
         self.stats = MutationStats()
-        super().__init__(worker, self.opts.check_timeout)
 
     @staticmethod
     def _operators(spec: str | None) -> list[str]:

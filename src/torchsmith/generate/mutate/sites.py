@@ -154,10 +154,38 @@ def ensure_helper(tree: ast.Module, name: str) -> None:
     tree.body[pos:pos] = stmts(HELPERS[name])
 
 
-_TUPLE_RESULTS = {"chunk", "split", "unbind", "sort", "topk", "frexp", "aminmax", "var_mean",
-                  "std_mean", "kthvalue", "cummax", "cummin", "max", "min", "median", "mode",
-                  "tensor_split", "meshgrid", "broadcast_tensors", "size", "tolist", "item",
-                  "dim", "numel", "unique", "svd", "qr", "eigh", "slogdet", "lu"}  # fmt: skip
+_TUPLE_RESULTS = {
+    "chunk",
+    "split",
+    "unbind",
+    "sort",
+    "topk",
+    "frexp",
+    "aminmax",
+    "var_mean",
+    "std_mean",
+    "kthvalue",
+    "cummax",
+    "cummin",
+    "max",
+    "min",
+    "median",
+    "mode",
+    "tensor_split",
+    "meshgrid",
+    "broadcast_tensors",
+    "size",
+    "tolist",
+    "item",
+    "dim",
+    "numel",
+    "unique",
+    "svd",
+    "qr",
+    "eigh",
+    "slogdet",
+    "lu",
+}
 
 
 def likely_tensor(value: ast.expr | None) -> bool:

@@ -52,7 +52,7 @@ from torchsmith.generate.opinfo.values import (
     REAL_DTYPES,
     Unrenderable,
 )
-from torchsmith.generate.protocol import GenContext, typed_options
+from torchsmith.generate.protocol import GenContext
 from torchsmith.program.format import Program
 
 MODES = ("args", "dynamic", "grad")
@@ -113,7 +113,7 @@ SPECIAL_FORMS = {
             ("xor", "^"),
             ("matmul", "@"),
         ]
-    },  # fmt: skip
+    },
 }
 #: Value-sensitive ops: their tensors are written exactly up to a larger size.
 _EXACT = re.compile(
@@ -367,14 +367,11 @@ class OpInfoGenerator(ValidatedFamily):
 
     name = "opinfo"
 
-    def __init__(self, worker: Any = None, **options: Any) -> None:
-        self.opts = typed_options(OpInfoOptions, options, "opinfo generator")
+    def setup(self) -> None:
         if self.opts.mode is not None and self.opts.mode not in MODES:
             raise ValueError(f"opinfo generator: mode must be one of {', '.join(MODES)}")
         self._catalog: list[OpEntry] | None = None
         self.stats = OpInfoStats()
-        self.max_tries = self.opts.max_tries
-        super().__init__(worker, self.opts.check_timeout)
 
     @property
     def catalog(self) -> list[OpEntry]:

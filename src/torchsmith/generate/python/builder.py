@@ -15,6 +15,8 @@ import dataclasses
 import random
 from collections.abc import Callable, Sequence
 
+from torchsmith.program.format import model_class_head
+
 IMPORT_ORDER = ("collections", "dataclasses", "functools", "math", "types", "typing")
 
 
@@ -231,12 +233,7 @@ class Builder:
         ret = "h" if not self.outputs else ", ".join(["h", *self.outputs])
         out += ["", ""]
         if self.module:
-            out += [
-                "class Model(nn.Module):",
-                "    def __init__(self):",
-                "        super().__init__()",
-            ]
-            out += [f"        {line}" for line in self.init]
+            out += model_class_head(self.init)
             out += ["", f"    def forward({self.signature()}):", "        h = x"]
             out += [f"        {line}" if line else "" for line in self.body]
             out.append(f"        return {ret}")

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from torchsmith.generate.family import FamilyStats, ValidatedFamily
-from torchsmith.generate.protocol import GenContext, typed_options
+from torchsmith.generate.protocol import GenContext
 from torchsmith.generate.python.builder import Builder, Fragment
 from torchsmith.generate.python.frags_control import FRAGMENTS_1
 from torchsmith.generate.python.frags_effects import FRAGMENTS_3
@@ -167,13 +167,8 @@ def render_program(seed: int, attempt: int, options: PyProgOptions, names: list[
     ]
     source = b.render(header, kwargs, config)
     notes = ("family=python", *(f"frag:{n}" for n in b.fragments), *(f"feat:{f}" for f in features))
-    return Program(
-        source=source,
-        model="Model" if b.module else "fn",
-        name=f"py_{seed}",
-        origin="generated",
-        notes=notes,
-    )
+    model = "Model" if b.module else "fn"
+    return Program(source, model, f"py_{seed}", "generated", notes=notes)
 
 
 def fragments_of(program: Program) -> list[str]:
@@ -191,17 +186,13 @@ class PythonGenerator(ValidatedFamily):
     Options = PyProgOptions  # its options, parsed by ``typed_options``
 
     name = "python"
+    LIST_OPTIONS = ("fragments",)
 
-    def __init__(self, worker: Any = None, **options: Any) -> None:
-        if isinstance(options.get("fragments"), list | tuple):
-            options["fragments"] = ",".join(options["fragments"])
-        self.opts = typed_options(PyProgOptions, options, "python generator")
+    def setup(self) -> None:
         self.names = _parse_fragments(self.opts.fragments)
         if self.opts.min_fragments < 1 or self.opts.max_fragments < self.opts.min_fragments:
             raise ValueError("python generator: need 1 <= min_fragments <= max_fragments")
         self.stats = PyProgStats()
-        self.max_tries = self.opts.max_tries
-        super().__init__(worker, self.opts.check_timeout)
 
     def candidates(self, seed: int) -> Iterator[Program]:
         """The programs tried for ``seed``, in order (pure: renders, runs nothing)."""

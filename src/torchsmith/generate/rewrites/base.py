@@ -15,6 +15,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from torchsmith.program.format import model_class_head
+
 #: How often each float dtype is drawn where a template allows all four.
 FLOAT_WEIGHTS = {"float32": 6.0, "float64": 1.5, "float16": 1.25, "bfloat16": 1.25}
 LAYOUTS = ("contiguous", "transposed", "permuted", "channels_last", "expanded", "offset")
@@ -62,6 +64,17 @@ class Template:
     render: Render
 
 
+def permutation(rng: random.Random, rank: int) -> tuple[list[int], list[int]]:
+    """A random permutation of ``range(rank)`` that is not the identity, and its inverse."""
+    perm = list(range(rank))
+    while perm == sorted(perm):
+        rng.shuffle(perm)
+    inv = [0] * rank
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return perm, inv
+
+
 def fmt(value: Any) -> str:
     """A Python literal for ``value`` (floats as their shortest repr, dtypes as ``torch.x``)."""
     if isinstance(value, float):
@@ -74,8 +87,18 @@ def fmt(value: Any) -> str:
     return repr(value)
 
 
-DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
-          "uint8", "bool")  # fmt: skip
+DTYPES = (
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "int64",
+    "int32",
+    "int16",
+    "int8",
+    "uint8",
+    "bool",
+)
 
 
 def shape_lit(shape: Sequence[int]) -> str:
@@ -138,12 +161,7 @@ def tensor(
         base = shape[:-2] + [shape[-1], shape[-2]]
         expr = f"{_base(base, dtype, low, high)}.transpose(-2, -1)"
     elif layout == "permuted" and rank >= 3:
-        perm = list(range(rank))
-        while perm == sorted(perm):
-            rng.shuffle(perm)
-        inv = [0] * rank
-        for i, p in enumerate(perm):
-            inv[p] = i
+        perm, inv = permutation(rng, rank)
         base = [shape[inv[j]] for j in range(rank)]
         expr = f"{_base(base, dtype, low, high)}.permute{fmt(tuple(perm))}"
     elif layout == "channels_last" and rank == 4:
@@ -180,12 +198,7 @@ def render_spec(spec: Spec, header: Sequence[str], input_seed: int) -> str:
     lines += ["", ""]
     args = ", ".join(spec.params)
     if spec.module:
-        lines += [
-            "class Model(nn.Module):",
-            "    def __init__(self):",
-            "        super().__init__()",
-        ]
-        lines += [f"        {line}" for line in spec.init]
+        lines += model_class_head(spec.init)
         lines += ["", f"    def forward(self, {args}):"]
         lines += [f"        {line}" for line in spec.body]
         lines += [f"        return {spec.ret}"]

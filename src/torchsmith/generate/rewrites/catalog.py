@@ -26,13 +26,22 @@ from typing import Any
 
 #: Files read (relative to ``torch/_inductor``).
 FILES = (
-    "fx_passes/joint_graph.py", "fx_passes/post_grad.py", "fx_passes/pre_grad.py",
-    "fx_passes/fuse_attention.py", "fx_passes/binary_folding.py",
-    "fx_passes/efficient_conv_bn_eval.py", "fx_passes/split_cat.py",
-    "fx_passes/group_batch_fusion.py", "fx_passes/freezing_patterns.py",
-    "fx_passes/mkldnn_fusion.py", "fx_passes/pad_mm.py", "fx_passes/misc_patterns.py",
-    "fx_passes/decompose_mem_bound_mm.py", "fx_passes/quantization.py", "decomposition.py",
-)  # fmt: skip
+    "fx_passes/joint_graph.py",
+    "fx_passes/post_grad.py",
+    "fx_passes/pre_grad.py",
+    "fx_passes/fuse_attention.py",
+    "fx_passes/binary_folding.py",
+    "fx_passes/efficient_conv_bn_eval.py",
+    "fx_passes/split_cat.py",
+    "fx_passes/group_batch_fusion.py",
+    "fx_passes/freezing_patterns.py",
+    "fx_passes/mkldnn_fusion.py",
+    "fx_passes/pad_mm.py",
+    "fx_passes/misc_patterns.py",
+    "fx_passes/decompose_mem_bound_mm.py",
+    "fx_passes/quantization.py",
+    "decomposition.py",
+)
 
 FREEZE = {"inductor.freezing": True}
 
@@ -51,8 +60,16 @@ class Known:
     fired_unless: tuple[str, ...] = ()  # (else) none of these present
 
 
-def _k(name: str, file: str, kind: str, template: str, pass_name: str, config: Any = None,
-       fired_if: tuple[str, ...] = (), fired_unless: tuple[str, ...] = ()) -> Known:  # fmt: skip
+def _k(
+    name: str,
+    file: str,
+    kind: str,
+    template: str,
+    pass_name: str,
+    config: Any = None,
+    fired_if: tuple[str, ...] = (),
+    fired_unless: tuple[str, ...] = (),
+) -> Known:
     cfg = tuple(sorted((config or {}).items()))
     return Known(name, file, kind, template, pass_name, cfg, fired_if, fired_unless)
 
@@ -67,8 +84,15 @@ POST = "inductor.post_grad_fusion_options"
 
 
 def _sc(name: str, counter: str, template: str, passes: dict[str, Any], where: str = PRE) -> Known:
-    return _k(name, SC, "pattern", template, f"split_cat.{counter}",
-              {where: passes}, (f"inductor:{counter}",))  # fmt: skip
+    return _k(
+        name,
+        SC,
+        "pattern",
+        template,
+        f"split_cat.{counter}",
+        {where: passes},
+        (f"inductor:{counter}",),
+    )
 
 
 _SPLIT_NORM = {"normalization_pass": {}}
@@ -317,17 +341,27 @@ def build_catalog() -> Catalog:
             continue
         covered.add((k.file, k.name))
         entries[k.name] = Entry(
-            k.name, f"{k.file}:{k.name}", k.pass_name, k.template, dict(k.config),
-            k.fired_if, k.fired_unless,
-        )  # fmt: skip
+            k.name,
+            f"{k.file}:{k.name}",
+            k.pass_name,
+            k.template,
+            dict(k.config),
+            k.fired_if,
+            k.fired_unless,
+        )
     decomposed = decomposed_ops()
     for op in DECOMP_OPS:
         if f"aten.{op}" in decomposed:
             name = f"decomp.{op}"
             entries[name] = Entry(
-                name, f"{DEC}:select_decomp_table[aten.{op}]", "decomposition table",
-                "decomp_op", {}, (), (f"lowering:aten.{op}.", f"fallback:aten.{op}."),
-            )  # fmt: skip
+                name,
+                f"{DEC}:select_decomp_table[aten.{op}]",
+                "decomposition table",
+                "decomp_op",
+                {},
+                (),
+                (f"lowering:aten.{op}.", f"fallback:aten.{op}."),
+            )
     uncovered = []
     for rel, f in facts.items():
         for name, pd in sorted(f.handlers.items()):
@@ -340,10 +374,14 @@ def build_catalog() -> Catalog:
                 if n.startswith("_sfdp_pattern_") and (rel, n) not in covered
             ]
     read = {
-        rel: {"patterns": len(f.handlers), "defs": len(f.defs), "counters": len(f.counters),
-              "fusions": len(f.fusions)}
+        rel: {
+            "patterns": len(f.handlers),
+            "defs": len(f.defs),
+            "counters": len(f.counters),
+            "fusions": len(f.fusions),
+        }
         for rel, f in facts.items()
-    }  # fmt: skip
+    }
     read["decomposition table"] = {"ops": len(decomposed)}
     return Catalog(torch.__version__, entries, uncovered, read)
 

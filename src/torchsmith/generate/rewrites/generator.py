@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from torchsmith.generate.family import FamilyStats, ValidatedFamily
-from torchsmith.generate.protocol import GenContext, typed_options
+from torchsmith.generate.protocol import GenContext
 from torchsmith.generate.rewrites.base import Template, render_spec
 from torchsmith.generate.rewrites.catalog import Catalog, Entry, build_catalog
 from torchsmith.generate.rewrites.templates_attn import TEMPLATES_ATTN
@@ -131,13 +131,8 @@ def render_program(seed: int, attempt: int, table: list[tuple[Template, list[Ent
         f"expect={'|'.join(expect)}",
         f"absent={'|'.join(absent)}",
     )
-    return Program(
-        source=source,
-        model="Model" if spec.module else "fn",
-        name=f"rw_{seed}",
-        origin="generated",
-        notes=notes,
-    )
+    model = "Model" if spec.module else "fn"
+    return Program(source, model, f"rw_{seed}", "generated", notes=notes)
 
 
 def note_of(program: Program, key: str) -> str:
@@ -154,13 +149,9 @@ class RewritesGenerator(ValidatedFamily):
     Options = RewritesOptions  # its options, parsed by ``typed_options``
 
     name = "rewrites"
+    LIST_OPTIONS = ("patterns",)
 
-    def __init__(self, worker: Any = None, **options: Any) -> None:
-        if isinstance(options.get("patterns"), list | tuple):
-            options["patterns"] = ",".join(options["patterns"])
-        self.opts = typed_options(RewritesOptions, options, "rewrites generator")
-        super().__init__(worker, self.opts.check_timeout)
-        self.max_tries = self.opts.max_tries
+    def setup(self) -> None:
         self.catalog = build_catalog()
         self.table = choices(self.catalog, self.opts.patterns)
         self.stats = RewritesStats()

@@ -53,16 +53,27 @@ def _grad(rng: random.Random, s: Spec, dtype: str, p: float = 0.25) -> None:
 
 
 def _softmax(rng: random.Random, e: str) -> str:
-    return rng.choice((f"{e}.softmax(dim=-1)", f"torch.softmax({e}, dim=-1)",
-                       f"F.softmax({e}, dim=-1)", f"({e}).softmax(-1)"))  # fmt: skip
+    return rng.choice(
+        (
+            f"{e}.softmax(dim=-1)",
+            f"torch.softmax({e}, dim=-1)",
+            f"F.softmax({e}, dim=-1)",
+            f"({e}).softmax(-1)",
+        )
+    )
 
 
 def _dropout(rng: random.Random, s: Spec, e: str) -> str:
     """Dropout that is the identity: p=0, training=False, or an eval-mode ``nn.Dropout``."""
     if s.module:
         return f"self.drop({e})"
-    return rng.choice((f"F.dropout({e}, p=0.0)", f"F.dropout({e}, p=0.1, training=False)",
-                       f"torch.dropout({e}, 0.0, True)"))  # fmt: skip
+    return rng.choice(
+        (
+            f"F.dropout({e}, p=0.0)",
+            f"F.dropout({e}, p=0.1, training=False)",
+            f"torch.dropout({e}, 0.0, True)",
+        )
+    )
 
 
 def sfdp_basic(rng: random.Random, target: str) -> Spec:
@@ -93,8 +104,9 @@ def sfdp_basic(rng: random.Random, target: str) -> Spec:
     return s
 
 
-def _additive_mask(rng: random.Random, s: Spec, b: int, sq: int, sk: int, dtype: str,
-                   promote_ok: bool = False) -> str:  # fmt: skip
+def _additive_mask(
+    rng: random.Random, s: Spec, b: int, sq: int, sk: int, dtype: str, promote_ok: bool = False
+) -> str:
     """An additive mask: random values, or causal ``-inf`` above the diagonal (no row all -inf).
     A float32 mask on half inputs (``promote_ok``) only where the program casts back."""
     shape = rng.choice(([1, 1, sq, sk], [b, 1, 1, sk], [b, 1, sq, sk], [sq, sk]))
@@ -132,8 +144,9 @@ def sfdp_mask(rng: random.Random, target: str) -> Spec:
     return s
 
 
-def _permuted_inputs(rng: random.Random, s: Spec, b: int, h: int, sq: int, sk: int, d: int,
-                     dtype: str) -> None:  # fmt: skip
+def _permuted_inputs(
+    rng: random.Random, s: Spec, b: int, h: int, sq: int, sk: int, d: int, dtype: str
+) -> None:
     """q/k/v as ``[B, S, H, D]`` (inputs, or a Model's projections of one ``x``), permuted."""
     if s.module:
         e = h * d
@@ -214,8 +227,10 @@ def sfdp_masked_fill(rng: random.Random, target: str) -> Spec:
             s.body += [f"q = q.div({sc})", "scores = q @ k.transpose(-2, -1)"]
         else:
             s.body += ["scores = q @ k.transpose(-2, -1)", f"scores = scores.div({sc})"]
-        s.body += ['fill_value = torch.full((), -float("inf"), dtype=q.dtype)',
-                   f"m = ({mask} == 0).view((bs, 1, 1, k_len)).expand_as(scores)"]  # fmt: skip
+        s.body += [
+            'fill_value = torch.full((), -float("inf"), dtype=q.dtype)',
+            f"m = ({mask} == 0).view((bs, 1, 1, k_len)).expand_as(scores)",
+        ]
         w = "torch.softmax(scores.masked_fill(m, fill_value), dim=-1)"
         s.ret = f"{_dropout(rng, s, w) if n in (17, 20) else w} @ v"
     _grad(rng, s, dtype, 0.2)
@@ -242,10 +257,13 @@ def sfdp_causal(rng: random.Random, target: str) -> Spec:
     else:
         causal = s.add_input("causal", f"{tril}[{sk - sq}:, :].view(1, 1, {sq}, {sk})")
     sc = _scale(rng, s, d, inverse=True)
-    s.body += ["w = torch.matmul(q, k.permute(0, 1, 3, 2))",
-               f"inv = torch.full([], {sc}, dtype=w.dtype)", "w = w.div(inv)",
-               "mv = torch.full((), torch.finfo(q.dtype).min, dtype=q.dtype)",
-               f"w = torch.where({causal}, w, mv)"]  # fmt: skip
+    s.body += [
+        "w = torch.matmul(q, k.permute(0, 1, 3, 2))",
+        f"inv = torch.full([], {sc}, dtype=w.dtype)",
+        "w = w.div(inv)",
+        "mv = torch.full((), torch.finfo(q.dtype).min, dtype=q.dtype)",
+        f"w = torch.where({causal}, w, mv)",
+    ]
     if n == 19:
         mask = s.add_input("mask", tensor(rng, rng.choice(([b, 1, 1, sk], [1, 1, sq, sk])), dtype))
         s.body += [f"w = w + {mask}", "w = w.softmax(dim=-1).type(v.dtype)"]
@@ -291,11 +309,13 @@ def sfdp_bmm_view(rng: random.Random, target: str) -> Spec:
     s.body += [
         "bs, nh, sl, hs = q.shape",
         "q2 = q.view(bs * nh, -1, hs)" if rng.random() < 0.5 else "q2 = q.reshape(bs * nh, -1, hs)",
-        "k2 = k.reshape(bs * nh, -1, hs)", "v2 = v.reshape(bs * nh, -1, hs)",
+        "k2 = k.reshape(bs * nh, -1, hs)",
+        "v2 = v.reshape(bs * nh, -1, hs)",
         "w = torch.bmm(q2, k2.transpose(1, 2))",
-        f"w = w.view(bs, nh, sl, -1) + {mask}", "w = w.view(bs * nh, sl, -1)",
+        f"w = w.view(bs, nh, sl, -1) + {mask}",
+        "w = w.view(bs * nh, sl, -1)",
         "w = F.softmax(w, dim=-1)",
-    ]  # fmt: skip
+    ]
     if dtype == "float16":
         s.body.append("w = w.to(torch.half)")
     s.ret = "torch.bmm(w, v2).view(bs, nh, sl, hs)"

@@ -20,8 +20,15 @@ FULL = ("float32", "float64")
 Op = Callable[[random.Random, Spec, str], str]
 
 
-def _x(rng: random.Random, s: Spec, dtype: str, rank: int | None = None, name: str = "x",
-       positive: bool = False, shape: list[int] | None = None) -> str:  # fmt: skip
+def _x(
+    rng: random.Random,
+    s: Spec,
+    dtype: str,
+    rank: int | None = None,
+    name: str = "x",
+    positive: bool = False,
+    shape: list[int] | None = None,
+) -> str:
     if shape is None:
         rank = rank or rng.choice((1, 2, 3))
         shape = [rng.choice((1, 2, 3, 5, 8)) for _ in range(rank)]
@@ -107,8 +114,11 @@ def _nan_to_num(rng: random.Random, s: Spec, dtype: str) -> str:
     sel = f"torch.randn({tuple(shape)!r}, generator=g)"
     special = rng.choice(('float("nan")', 'float("inf")', 'float("-inf")'))
     s.add_input("x", f"torch.where({sel} > 0.8, {special}, {base})".replace(",)", ")"))
-    kw = [f"{k}={fmt(v)}" for k, v in (("nan", 0.5), ("posinf", 100.0), ("neginf", -7.0))
-          if rng.random() < 0.5]  # fmt: skip
+    kw = [
+        f"{k}={fmt(v)}"
+        for k, v in (("nan", 0.5), ("posinf", 100.0), ("neginf", -7.0))
+        if rng.random() < 0.5
+    ]
     return f"torch.nan_to_num(x{''.join(', ' + a for a in kw)})"
 
 
@@ -121,8 +131,14 @@ def _roll(rng: random.Random, s: Spec, dtype: str) -> str:
 
 def _tri(fn: str) -> Op:
     def op(rng: random.Random, s: Spec, dtype: str) -> str:
-        x = _x(rng, s, dtype, shape=[rng.choice((1, 2)), rng.choice((1, 3, 5)), rng.choice((2, 4, 6))][
-            rng.choice((0, 1)):])  # fmt: skip
+        x = _x(
+            rng,
+            s,
+            dtype,
+            shape=[rng.choice((1, 2)), rng.choice((1, 3, 5)), rng.choice((2, 4, 6))][
+                rng.choice((0, 1)) :
+            ],
+        )
         return f"torch.{fn}({x}, diagonal={rng.choice((0, 1, -1, 2, -3))})"
 
     return op
@@ -151,8 +167,17 @@ def _rsub(rng: random.Random, s: Spec, dtype: str) -> str:
 
 
 def _interp(rng: random.Random, s: Spec, dtype: str) -> str:
-    x = _x(rng, s, dtype, shape=[rng.choice((1, 2)), rng.choice((1, 3)), rng.choice((3, 4, 5)),
-                                 rng.choice((4, 6, 7))])  # fmt: skip
+    x = _x(
+        rng,
+        s,
+        dtype,
+        shape=[
+            rng.choice((1, 2)),
+            rng.choice((1, 3)),
+            rng.choice((3, 4, 5)),
+            rng.choice((4, 6, 7)),
+        ],
+    )
     ac = rng.choice((True, False))
     if rng.random() < 0.5:
         return f'F.interpolate({x}, size=({rng.choice((2, 5, 8))}, {rng.choice((3, 9))}), mode="bilinear", align_corners={ac})'

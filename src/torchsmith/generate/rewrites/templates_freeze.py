@@ -16,14 +16,35 @@ import random
 from torchsmith.generate.rewrites.base import Spec, Template, buffer_init, fmt, pick_layout, tensor
 
 FREEZE = {"inductor.freezing": True}
-_UNARY = ("torch.relu(h)", "torch.sigmoid(h)", "torch.tanh(h)", "F.hardswish(h)", "F.silu(h)",
-          "F.gelu(h)", 'F.gelu(h, approximate="tanh")', "F.leaky_relu(h, 0.1)", "F.relu6(h)",
-          "F.hardtanh(h, -0.5, 0.5)", "F.hardsigmoid(h)", "h.clamp(-1.0, 2.0)", "F.elu(h)",
-          "h.abs()", "F.mish(h)")  # fmt: skip
+_UNARY = (
+    "torch.relu(h)",
+    "torch.sigmoid(h)",
+    "torch.tanh(h)",
+    "F.hardswish(h)",
+    "F.silu(h)",
+    "F.gelu(h)",
+    'F.gelu(h, approximate="tanh")',
+    "F.leaky_relu(h, 0.1)",
+    "F.relu6(h)",
+    "F.hardtanh(h, -0.5, 0.5)",
+    "F.hardsigmoid(h)",
+    "h.clamp(-1.0, 2.0)",
+    "F.elu(h)",
+    "h.abs()",
+    "F.mish(h)",
+)
 
 
-def _conv(rng: random.Random, s: Spec, cin: int, cout: int, dims: int = 2,
-          transpose: bool = False, name: str = "conv", dtype: str = "float32") -> tuple[int, int]:  # fmt: skip
+def _conv(
+    rng: random.Random,
+    s: Spec,
+    cin: int,
+    cout: int,
+    dims: int = 2,
+    transpose: bool = False,
+    name: str = "conv",
+    dtype: str = "float32",
+) -> tuple[int, int]:
     """Adds ``self.<name>``; returns (padding, kernel) so callers can size inputs."""
     k = rng.choice((1, 3, 3, 2))
     groups = rng.choice((1, 1, 1, cin)) if cin == cout and not transpose else 1
@@ -58,8 +79,8 @@ def conv_binary_folding(rng: random.Random, target: str) -> Spec:
         if kind == "scalar":
             s.body.append(f"h = h {op} {fmt(rng.choice((0.5, 2.0, -1.5, 3.0)))}")
             continue
-        shape = {"channel": [cout] + [1] * dims, "zero_dim": [],
-                 "spatial": [1] * (dims + 1) + [1]}[kind]  # fmt: skip
+        shapes = {"channel": [cout] + [1] * dims, "zero_dim": [], "spatial": [1] * (dims + 2)}
+        shape = shapes[kind]
         if kind == "channel" and rng.random() < 0.4:
             shape = [1, *shape]
         s.init += buffer_init(f"c{i}", shape, seed=rng.randrange(1000))
@@ -72,8 +93,10 @@ def conv_binary_folding(rng: random.Random, target: str) -> Spec:
 
 
 def _bn_init(rng: random.Random, s: Spec, c: int, dims: int, name: str = "bn") -> None:
-    s.init.append(f"self.{name} = nn.BatchNorm{dims}d({c}, eps={rng.choice((1e-5, 1e-3))}, "
-                  f"affine={rng.random() < 0.85})")  # fmt: skip
+    s.init.append(
+        f"self.{name} = nn.BatchNorm{dims}d({c}, eps={rng.choice((1e-5, 1e-3))}, "
+        f"affine={rng.random() < 0.85})"
+    )
     s.init += [
         f"gs = torch.Generator().manual_seed({rng.randrange(1000)})",
         f"self.{name}.running_mean.copy_(torch.randn({c}, generator=gs))",
@@ -132,8 +155,11 @@ def mkldnn_conv_binary(rng: random.Random, target: str) -> Spec:
             "y", tensor(rng, shape, "float32", pick_layout(rng, 4, ("contiguous", "channels_last")))
         )
     op = rng.choice(("+", "+", "-"))
-    s.body.append(f"h = self.conv({x}) {op} {other}" if op == "-" or rng.random() < 0.5
-                  else f"h = {other} + self.conv({x})")  # fmt: skip
+    s.body.append(
+        f"h = self.conv({x}) {op} {other}"
+        if op == "-" or rng.random() < 0.5
+        else f"h = {other} + self.conv({x})"
+    )
     s.ret = rng.choice(("h", "torch.relu(h)", "F.silu(h)", "torch.sigmoid(h)"))
     s.note(other=other_kind, op=op)
     return s
@@ -219,8 +245,10 @@ def split_cat(rng: random.Random, target: str) -> Spec:
     elif target == "merge_splits":
         first = rng.randint(1, shape[d] - 2)
         second = _split_sizes(rng, shape[d] - first, 2)
-        s.body += [f"a, b = torch.split({x}, [{first}, {shape[d] - first}], dim={dd})",
-                   f"c, e = torch.split(b, {second}, dim={d})"]  # fmt: skip
+        s.body += [
+            f"a, b = torch.split({x}, [{first}, {shape[d] - first}], dim={dd})",
+            f"c, e = torch.split(b, {second}, dim={d})",
+        ]
         s.ret = "(a + 1, c * 2, e)"
     elif stack:
         size = shape[d] // nparts
@@ -253,8 +281,15 @@ def unbind_stack(rng: random.Random, target: str) -> Spec:
     rank = rng.choice((2, 3))
     shape = [rng.choice((1, 2, 3, 4)) for _ in range(rank)]
     d = rng.randrange(rank)
-    x = s.add_input("x", tensor(rng, shape, rng.choice(("float32", "float32", "int64", "bfloat16")),
-                                pick_layout(rng, rank)))  # fmt: skip
+    x = s.add_input(
+        "x",
+        tensor(
+            rng,
+            shape,
+            rng.choice(("float32", "float32", "int64", "bfloat16")),
+            pick_layout(rng, rank),
+        ),
+    )
     s.body.append(rng.choice((f"parts = torch.unbind({x}, dim={d})", f"parts = {x}.unbind({d})")))
     items = (
         "parts" if rng.random() < 0.5 else f"[{', '.join(f'parts[{i}]' for i in range(shape[d]))}]"
@@ -342,9 +377,13 @@ def batch_pointwise(rng: random.Random, target: str) -> Spec:
         s.init.append(f"self.ns = nn.ModuleList([nn.LayerNorm({shape[-1]}) for _ in range({n})])")
         ys = [f"self.ns[{i}]({x})" for i, x in enumerate(xs)]
     else:
-        call = {"batch_tanh": "torch.tanh({})", "batch_sigmoid": "torch.sigmoid({})",
-                "batch_relu": "F.relu({})", "batch_clamp": "torch.clamp({}, min=-0.5, max=0.75)",
-                "batch_nan_to_num": "torch.nan_to_num({}, nan=0.0)"}[target]  # fmt: skip
+        call = {
+            "batch_tanh": "torch.tanh({})",
+            "batch_sigmoid": "torch.sigmoid({})",
+            "batch_relu": "F.relu({})",
+            "batch_clamp": "torch.clamp({}, min=-0.5, max=0.75)",
+            "batch_nan_to_num": "torch.nan_to_num({}, nan=0.0)",
+        }[target]
         ys = [call.format(x) for x in xs]
     s.ret = rng.choice((f"torch.stack([{', '.join(ys)}])", f"torch.cat([{', '.join(ys)}])"))
     s.config = {
@@ -365,17 +404,44 @@ TEMPLATES_FREEZE: tuple[Template, ...] = (
     Template("mkldnn_conv_binary", ("_register_binary_unary_fusion",), mkldnn_conv_binary),
     Template("mkldnn_linear", ("_register_weight_pack_pass",), mkldnn_linear),
     Template("concat_linear", ("matmul_fuse_pattern",), concat_linear),
-    Template("efficient_conv_bn_eval", ("efficient_conv_bn_eval_graph_transform_decomposed",),
-             efficient_conv_bn_eval),
-    Template("split_cat", _split_entries("merge_splits", "simplify_split_cat", "merge_split_squeeze",
-                                         "merge_getitem_cat", "split_cat_to_slices",
-                                         "split_stack_to_cats"), split_cat),
-    Template("unbind_stack", ("merge_unbind_stack", "unbind_cat_to_view", "unbind_stack_to_slices"),
-             unbind_stack),
-    Template("split_cat_aten", ("merge_split_cat_aten", "merge_select_cat_aten",
-                                "merge_unbind_stack_aten"), split_cat_aten),
+    Template(
+        "efficient_conv_bn_eval",
+        ("efficient_conv_bn_eval_graph_transform_decomposed",),
+        efficient_conv_bn_eval,
+    ),
+    Template(
+        "split_cat",
+        _split_entries(
+            "merge_splits",
+            "simplify_split_cat",
+            "merge_split_squeeze",
+            "merge_getitem_cat",
+            "split_cat_to_slices",
+            "split_stack_to_cats",
+        ),
+        split_cat,
+    ),
+    Template(
+        "unbind_stack",
+        ("merge_unbind_stack", "unbind_cat_to_view", "unbind_stack_to_slices"),
+        unbind_stack,
+    ),
+    Template(
+        "split_cat_aten",
+        ("merge_split_cat_aten", "merge_select_cat_aten", "merge_unbind_stack_aten"),
+        split_cat_aten,
+    ),
     Template("batch_linear", ("batch_linear", "batch_linear_lhs"), batch_linear),
-    Template("batch_pointwise", ("batch_tanh", "batch_sigmoid", "batch_relu", "batch_clamp",
-                                 "batch_nan_to_num", "batch_layernorm"),
-             batch_pointwise),
-)  # fmt: skip
+    Template(
+        "batch_pointwise",
+        (
+            "batch_tanh",
+            "batch_sigmoid",
+            "batch_relu",
+            "batch_clamp",
+            "batch_nan_to_num",
+            "batch_layernorm",
+        ),
+        batch_pointwise,
+    ),
+)

@@ -17,6 +17,7 @@ from torchsmith.generate.rewrites.base import (
     Spec,
     Template,
     fmt,
+    permutation,
     pick_float,
     pick_layout,
     shape_lit,
@@ -56,16 +57,21 @@ def views(rng: random.Random, target: str) -> Spec:
             ("(-1,)", f"({shape[0]}, -1)", shape_lit([shape[0] * shape[1], *shape[2:]]))
         )
         back = rng.choice((shape_lit(same), f"{x}.shape", f"{x}.size()"))
-        s.body.append(f"h = {x}.view{flat}.view({back})" if back.startswith(x)
-                      else f"h = {x}.view{flat}.view{back}")  # fmt: skip
+        s.body.append(
+            f"h = {x}.view{flat}.view({back})"
+            if back.startswith(x)
+            else f"h = {x}.view{flat}.view{back}"
+        )
     else:
         form = rng.choice(("lit", "shape", "reshape"))
         lit = shape_lit(same)
         s.body.append(
-            f"h = {x}.view({x}.shape)" if form == "shape"
-            else f"h = {x}.reshape{lit}" if form == "reshape" and layout == "contiguous"
+            f"h = {x}.view({x}.shape)"
+            if form == "shape"
+            else f"h = {x}.reshape{lit}"
+            if form == "reshape" and layout == "contiguous"
             else f"h = {x}.view{lit}"
-        )  # fmt: skip
+        )
     s.ret = _tail(rng, "h", dtype)
     s.note(dtype=dtype, layout=layout, pair=pair)
     return s
@@ -78,12 +84,7 @@ def permutes(rng: random.Random, target: str) -> Spec:
     dtype = rng.choice(("float32", "float32", "int64", pick_float(rng)))
     layout = pick_layout(rng, rank)
     x = s.add_input("x", tensor(rng, shape, dtype, layout))
-    perm = list(range(rank))
-    while perm == sorted(perm):
-        rng.shuffle(perm)
-    inv = [0] * rank
-    for i, p in enumerate(perm):
-        inv[p] = i
+    perm, inv = permutation(rng, rank)
     near_miss = rng.random() < 0.15
     second = perm if near_miss and perm != inv else inv
     if rng.random() < 0.25:
@@ -236,8 +237,9 @@ def uniform_fold(rng: random.Random, target: str) -> Spec:
         ops.append(f"h = {const} * h" if kind == "rmul1" else f"h = h {sym} {const}")
     s.body.append(f"h = {x}")
     s.body += ops
-    s.ret = rng.choice(("torch.abs(h)", "torch.neg(h)", "h.relu()" if not dtype.startswith("int")
-                        else "h.abs()"))  # fmt: skip
+    s.ret = rng.choice(
+        ("torch.abs(h)", "torch.neg(h)", "h.relu()" if not dtype.startswith("int") else "h.abs()")
+    )
     s.note(dtype=dtype, const_dtype=cdtype, ops=len(ops))
     return s
 
@@ -300,8 +302,9 @@ def full_cumsum(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((1, 2, 3))
     shape = sizes(rng, rank, 1, 9)
-    dtype = rng.choice(("float32", "float32", "int64", "int32", "bool", "float64", "float16",
-                        "bfloat16"))  # fmt: skip
+    dtype = rng.choice(
+        ("float32", "float32", "int64", "int32", "bool", "float64", "float16", "bfloat16")
+    )
     dim = rng.randrange(-rank, rank)
     lit = shape_lit(shape)
     is_int = dtype.startswith("int") or dtype == "bool"
@@ -318,8 +321,11 @@ def full_cumsum(rng: random.Random, target: str) -> Spec:
     kw = ""
     if rng.random() < 0.2:
         kw = f", dtype=torch.{rng.choice(('float64', 'float32', 'int64'))}"
-    s.body.append(f"c = {base}.cumsum({dim}{kw})" if rng.random() < 0.5
-                  else f"c = torch.cumsum({base}, dim={dim}{kw})")  # fmt: skip
+    s.body.append(
+        f"c = {base}.cumsum({dim}{kw})"
+        if rng.random() < 0.5
+        else f"c = torch.cumsum({base}, dim={dim}{kw})"
+    )
     xdtype = "float32" if is_int or dtype == "bool" else dtype
     x = s.add_input("x", tensor(rng, shape, xdtype, pick_layout(rng, rank)))
     s.ret = rng.choice((f"c + {x}", f"{x} * c", f"(c, {x}.sum({dim}))"))
@@ -337,8 +343,10 @@ def cat_slice_cat(rng: random.Random, target: str) -> Spec:
     widths = [rng.choice((1, 3, 4, 5, 8)) for _ in range(rng.choice((2, 2, 3)))]
     dtype = _cat_dtype(rng)
     extra = [rng.choice((2, 3))] if rng.random() < 0.3 else []
-    names = [s.add_input(f"a{i}", tensor(rng, [m, w, *extra], dtype, pick_layout(rng, 2 + len(extra))))
-             for i, w in enumerate(widths)]  # fmt: skip
+    names = [
+        s.add_input(f"a{i}", tensor(rng, [m, w, *extra], dtype, pick_layout(rng, 2 + len(extra))))
+        for i, w in enumerate(widths)
+    ]
     total = sum(widths)
     k = rng.choice([widths[0], max(1, widths[0] - 1), min(total, widths[0] + 2), total])
     s.body.append(f"c = torch.cat([{', '.join(names)}], 1)")
@@ -364,9 +372,13 @@ def split_cat_identity(rng: random.Random, target: str) -> Spec:
     if h == "h":
         s.body.append(f"h = {x} * 2")
     form = rng.choice(("split", "method", "sections"))
-    call = (f"torch.split({h}, {split_sizes}, dim={dim})" if form == "split"
-            else f"{h}.split_with_sizes({split_sizes}, {dim})" if form == "method"
-            else f"torch.split({h}, {split_sizes}, {dim - rank})")  # fmt: skip
+    call = (
+        f"torch.split({h}, {split_sizes}, dim={dim})"
+        if form == "split"
+        else f"{h}.split_with_sizes({split_sizes}, {dim})"
+        if form == "method"
+        else f"torch.split({h}, {split_sizes}, {dim - rank})"
+    )
     parts = [f"p{i}" for i in range(len(split_sizes))]
     s.body.append(
         f"{', '.join(parts)}, = {call}" if len(parts) == 1 else f"{', '.join(parts)} = {call}"

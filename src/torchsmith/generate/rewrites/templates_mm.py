@@ -15,6 +15,22 @@ import random
 from torchsmith.generate.rewrites.base import Spec, Template, pick_float, pick_layout, sizes, tensor
 
 
+def _operands(
+    rng: random.Random,
+    s: Spec,
+    shapes: tuple[list[int], list[int]],
+    dtype: str,
+    moved: tuple[str, str],
+) -> tuple[str, str]:
+    """Inputs ``a`` and ``b`` of a product: ``a`` contiguous, ``moved[0]`` or offset; ``b``
+    contiguous, ``moved[1]`` or expanded (the layouts the decompositions must keep)."""
+    rank = len(shapes[0])
+    la = pick_layout(rng, rank, ("contiguous", moved[0], "offset"))
+    a = s.add_input("a", tensor(rng, shapes[0], dtype, la))
+    lb = pick_layout(rng, rank, ("contiguous", moved[1], "expanded"))
+    return a, s.add_input("b", tensor(rng, shapes[1], dtype, lb))
+
+
 def mm_bias(rng: random.Random, target: str) -> Spec:
     s = Spec()
     m, k, n = (rng.choice((1, 2, 3, 5, 8, 16)) for _ in range(3))
@@ -46,12 +62,7 @@ def small_mm(rng: random.Random, target: str) -> Spec:
     else:
         m, n = rng.choice(((2, 3), (4, 4), (3, 5), (8, 2), (16, 1), (5, 9)))
         sa, sb = [m, 1], [1, n]
-    a = s.add_input(
-        "a", tensor(rng, sa, dtype, pick_layout(rng, 2, ("contiguous", "transposed", "offset")))
-    )
-    b = s.add_input(
-        "b", tensor(rng, sb, dtype, pick_layout(rng, 2, ("contiguous", "transposed", "expanded")))
-    )
+    a, b = _operands(rng, s, (sa, sb), dtype, ("transposed", "transposed"))
     s.ret = rng.choice((f"torch.mm({a}, {b})", f"{a} @ {b}", f"torch.matmul({a}, {b})"))
     if rng.random() < 0.4:
         s.ret = f"({s.ret}) * 2"
@@ -99,12 +110,7 @@ def small_bmm(rng: random.Random, target: str) -> Spec:
         if outer
         else ([bsz, 1, k], [bsz, k, 1])
     )
-    a = s.add_input(
-        "a", tensor(rng, sa, dtype, pick_layout(rng, 3, ("contiguous", "transposed", "offset")))
-    )
-    b = s.add_input(
-        "b", tensor(rng, sb, dtype, pick_layout(rng, 3, ("contiguous", "permuted", "expanded")))
-    )
+    a, b = _operands(rng, s, (sa, sb), dtype, ("transposed", "permuted"))
     s.ret = rng.choice((f"torch.bmm({a}, {b})", f"{a} @ {b}", f"torch.matmul({a}, {b})"))
     if rng.random() < 0.4:
         s.ret = f"({s.ret}).sum(-1)"
