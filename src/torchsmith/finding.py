@@ -37,11 +37,50 @@ REPRO = "repro.py"
 LOG = "log.txt"
 
 
+@dataclasses.dataclass(frozen=True)
+class FindingMeta:
+    """The finding-level keys of ``meta.json`` (besides the :class:`CheckResult`), typed: what
+    reports, ``regress``, the page and the campaign read. Every key is optional on disk (older
+    folders, folders written by ``minify``); a missing one reads as its default."""
+
+    id: str = ""
+    signature: str | None = None
+    readable_signature: str | None = None
+    generator: str | None = None
+    seed: int | None = None
+    known: bool = False
+    category: str | None = None  # the campaign's row category: bug or fault
+    campaign: str | None = None
+    versions: dict[str, str] = dataclasses.field(default_factory=dict)
+    created: float = 0.0
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    reduced_from: str | None = None  # this is the reduced form of that finding
+    reduced_to: str | None = None  # that finding is this one, reduced
+    original_signature: str | None = None
+    reduction: dict[str, Any] = dataclasses.field(default_factory=dict)
+    minified_from: str | None = None
+
+    @property
+    def torch(self) -> str | None:
+        """The torch version the finding was recorded with."""
+        return self.versions.get("torch")
+
+    @classmethod
+    def of(cls, meta: dict[str, Any]) -> FindingMeta:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in meta.items() if k in names and v is not None})
+
+
 @dataclasses.dataclass
 class Finding:
     folder: Path
     meta: dict[str, Any]
     program: Program
+
+    @property
+    def info(self) -> FindingMeta:
+        """``meta.json``'s finding-level keys, typed (read these, not ``meta``)."""
+        return FindingMeta.of(self.meta)
 
     @property
     def id(self) -> str:

@@ -107,7 +107,7 @@ def recorded_row(finding: Finding) -> VersionRow:
     r = finding.result
     return VersionRow(
         python="(recorded in meta.json)",
-        torch=(finding.meta.get("versions") or {}).get("torch"),
+        torch=finding.info.torch,
         status="live" if r.is_bug else ("passes" if r.category is Category.PASS else "not-judged"),
         verdict=r.verdict.value,
         stage=r.stage.value if r.stage else None,
@@ -115,7 +115,7 @@ def recorded_row(finding: Finding) -> VersionRow:
         same_signature=True,
         reason=_short(r.reason),
         recorded=True,
-        checked_at=float(finding.meta.get("created") or 0.0),
+        checked_at=float(finding.info.created),
     )
 
 

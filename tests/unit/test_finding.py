@@ -75,3 +75,11 @@ def test_a_finding_records_the_torch_that_gave_the_verdict(tmp_path):
     same = CheckResult(Verdict.CRASH, Phase.COMPILED, "x", stage=Stage.INDUCTOR)
     meta = write_finding(tmp_path / "b", program, same).meta
     assert meta["versions"]["torch"] == torch.__version__ and "driver_torch" not in meta["versions"]
+
+
+def test_finding_meta_is_typed_and_tolerates_missing_and_unknown_keys(tmp_path):
+    from torchsmith.finding import FindingMeta
+
+    info = FindingMeta.of({"id": "x", "seed": 3, "versions": {"torch": "2.6.0"}, "new_key": 1})
+    assert info.seed == 3 and info.torch == "2.6.0" and info.reduced_to is None
+    assert FindingMeta.of({"seed": None}).seed is None and FindingMeta().torch is None

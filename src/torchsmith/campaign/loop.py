@@ -37,7 +37,7 @@ from torchsmith.campaign.writer import Writer
 from torchsmith.check import CheckError, check_eager, check_program
 from torchsmith.execute.pool import Slot, WorkerPool
 from torchsmith.execute.ray_pool import ActorLost
-from torchsmith.finding import FINDINGS, Finding, read_finding, write_finding
+from torchsmith.finding import FINDINGS, Finding, FindingMeta, read_finding, write_finding
 from torchsmith.generate.mix import family_of
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.program.format import Program
@@ -217,12 +217,12 @@ class Campaign:
             if folder.name in named:
                 continue
             try:
-                meta = read_finding(folder).meta
+                info = read_finding(folder).info
             except (OSError, ValueError):
-                meta = {"seed": None}  # no meta.json: the write never finished
-            if meta.get("reduced_from"):
+                info = FindingMeta()  # no meta.json: the write never finished
+            if info.reduced_from:
                 continue
-            if meta.get("seed") is None or meta["seed"] not in recorded:
+            if info.seed is None or info.seed not in recorded:
                 shutil.rmtree(folder, ignore_errors=True)
 
     def _relink_reductions(self, store: Store) -> None:
@@ -232,9 +232,11 @@ class Campaign:
                 continue
             for row in store.rows(seed=bug.first_seed, with_finding=True):
                 try:
-                    meta = read_finding(self.findings_dir / row["finding"]).meta
-                    reduced = read_finding(self.findings_dir / meta["reduced_to"])
-                except (OSError, ValueError, KeyError):
+                    info = read_finding(self.findings_dir / row["finding"]).info
+                    if info.reduced_to is None:
+                        continue
+                    reduced = read_finding(self.findings_dir / info.reduced_to)
+                except (OSError, ValueError):
                     continue
                 refine_bug(store, bug.signature, reduced)
 

@@ -69,7 +69,7 @@ def regress(
             click.echo(json.dumps(t))
         return
     for f, t in zip(findings, tables):
-        what = str(f.meta.get("readable_signature") or t["signature"])
+        what = str(f.info.readable_signature or t["signature"])
         click.echo(f"\n{f.id}: {what if len(what) <= 100 else what[:97] + '...'}")
         for line in text_lines(t):
             click.echo(f"  {line}")

@@ -515,8 +515,8 @@ def write_reduced(finding: Finding, res: ReductionResult) -> Finding | None:
         program,
         res.result,
         signature=signature(res.result, program),
-        generator=finding.meta.get("generator"),
-        seed=finding.meta.get("seed"),
+        generator=finding.info.generator,
+        seed=finding.info.seed,
         extra={
             "reduced_from": finding.id,
             "original_signature": finding.signature,

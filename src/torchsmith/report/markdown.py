@@ -92,7 +92,7 @@ def collect_env() -> str:
 
 def minimal_finding(finding: Finding) -> Finding:
     """The reduced finding when one was written for ``finding``, else ``finding`` itself."""
-    to = finding.meta.get("reduced_to")
+    to = finding.info.reduced_to
     if to and (finding.folder.parent / to / "meta.json").exists():
         return read_finding(finding.folder.parent / to)
     return finding
@@ -254,7 +254,7 @@ def checklist(finding: Finding) -> list[tuple[bool | None, str]]:
     ``None`` marks an item that does not apply to this kind of failure."""
     r, opts = finding.result, finding.options
     ev = r.evidence
-    raw = finding.meta.get("options") or {}
+    raw = finding.info.options
     tol_keys = [k for k in opts.config if "tol" in k.lower()]
     items: list[tuple[bool | None, str]] = []
     items.append(
@@ -287,11 +287,7 @@ def checklist(finding: Finding) -> list[tuple[bool | None, str]]:
         (
             isinstance(seed, int),
             f"Seeds: `torch.manual_seed({seed})` before building the model and before every run"
-            + (
-                f"; generator seed {finding.meta.get('seed')}"
-                if finding.meta.get("seed") is not None
-                else ""
-            ),
+            + (f"; generator seed {finding.info.seed}" if finding.info.seed is not None else ""),
         )
     )
     if numeric:
@@ -381,12 +377,12 @@ def render(finding: Finding, env: str | None = None) -> str:
             "",
             "Config: " + ", ".join(f"`{k}={v!r}`" for k, v in sorted(opts.config.items())),
         ]
-    red = mini.meta.get("reduction") or {}
-    if mini.meta.get("reduced_from"):
+    red = mini.info.reduction
+    if mini.info.reduced_from:
         fs = red.get("forward_statements", ["?", "?"])
         lines += [
             "",
-            f"Reduced by `torchsmith reduce` from finding `{mini.meta['reduced_from']}`"
+            f"Reduced by `torchsmith reduce` from finding `{mini.info.reduced_from}`"
             f" ({fs[0]} → {fs[1]} statements in `forward`, same verdict, stage and"
             f" failure signature).",
         ]
@@ -432,7 +428,7 @@ def render(finding: Finding, env: str | None = None) -> str:
         (env if env is not None else collect_env()).rstrip(),
         "```",
     ]
-    found = (mini.meta.get("versions") or {}).get("torch")
+    found = mini.info.torch
     import torch
 
     if found and found != torch.__version__:

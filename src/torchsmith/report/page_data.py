@@ -169,7 +169,7 @@ def _versions(params: dict[str, Any], findings: list[Finding]) -> dict[str, str]
         mine = "unknown"
     import torch
 
-    recorded = Counter((f.meta.get("versions") or {}).get("torch", "?") for f in findings)
+    recorded = Counter(f.info.torch or "?" for f in findings)
     out = {
         "torchsmith": mine,
         "worker Python": params.get("python") or f"{sys.executable} (this one)",
