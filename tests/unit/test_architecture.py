@@ -238,7 +238,8 @@ def test_cli_modules_hold_no_campaign_logic():
 
 def test_judge_and_program_never_import_the_troubleshooting_or_process_layers():
     """Imports point one way: ``oracle/`` never imports ``troubleshoot/``; ``program/`` (the
-    format, loading, rendering) never starts a worker."""
+    format, loading, rendering) never starts a worker; reports and ``regress`` read a campaign
+    through its summary and store, never the loop."""
     bad = []
     for name in MODULES:
         for module, _ in imports(name):
@@ -250,6 +251,9 @@ def test_judge_and_program_never_import_the_troubleshooting_or_process_layers():
                 ("torchsmith.execute", "torchsmith.check", "torchsmith.campaign")
             ):
                 bad.append(f"{name} imports {module}")
+            readers = ("torchsmith.report", "torchsmith.regress", "torchsmith.cli.regress")
+            if name.startswith(readers) and module == "torchsmith.campaign.loop":
+                bad.append(f"{name} imports the fuzz loop")
     assert not bad, bad
 
 
