@@ -131,6 +131,8 @@ def failure_key(result: CheckResult) -> tuple[str, ...]:
     if v is Verdict.TIMEOUT:
         return (v.value, "timeout", "")
     where = "grad" if str(ev.get("output", "")).startswith("grad") else "out"
+    if v is Verdict.META_MISMATCH:  # strides only, or shape / dtype / structure
+        return (v.value, "strides" if ev.get("kind") == "strides" else "meta", where)
     if v is Verdict.MISMATCH:
         figs = ev.get("figures") or {}
         if "differ" in ev:

@@ -155,7 +155,13 @@ class Symptom(str, enum.Enum):
     WRONG_VALUE = "wrong-value"
     WRONG_NAN = "wrong-nan"
     WRONG_META = "wrong-meta"
+    WRONG_STRIDE = "wrong-stride"  # only the output's strides differ (lesser severity)
     PRECISION = "precision"  # a precision loss (lesser severity than a wrong value)
+
+    @property
+    def is_lesser(self) -> bool:
+        """A lesser bug: a precision loss, or strides that differ where values and shapes agree."""
+        return self in (Symptom.PRECISION, Symptom.WRONG_STRIDE)
 
 
 _SYMPTOMS = {
@@ -237,6 +243,8 @@ class CheckResult:
             if self.phase in (Phase.PROBE, Phase.BISECT):
                 return Category.NOT_JUDGED
             return Category.PROGRAM_FAULT
+        if cat is Category.BUG and self.symptom is Symptom.WRONG_STRIDE:
+            return Category.LESSER
         return cat
 
     @property
@@ -251,6 +259,8 @@ class CheckResult:
     @property
     def symptom(self) -> Symptom | None:
         v = self.verdict
+        if v is Verdict.META_MISMATCH and self.evidence.get("kind") == "strides":
+            return Symptom.WRONG_STRIDE
         if v is Verdict.DIED:
             if self.evidence.get("memory_exceeded"):
                 return Symptom.OOM

@@ -6,20 +6,49 @@ page and ``regress`` read; it opens nothing but the store, so readers never impo
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from torchsmith.campaign.config import CampaignConfig
-from torchsmith.campaign.store import Store, liveness
+from torchsmith.campaign.store import Bug, Store, liveness
 from torchsmith.finding import FINDINGS
+from torchsmith.known import KnownTable, Label, label
 
 
-def summarize(store: Store, known: set[str] | None = None) -> dict[str, Any]:
-    """Everything ``status`` and ``fuzz --json`` report about a campaign (schema 1)."""
+def label_bugs(bugs: list[Bug], table: KnownTable) -> list[dict[str, Any]]:
+    """Each cause as a dict with its label (``new``, ``known``, ``lesser``) and the known entry
+    it matches, new ones first (then known, then lesser; biggest first within each)."""
+    out = []
+    for b in bugs:
+        lab, entry = label(b.readable, table, b.signature)
+        d = b.to_dict()
+        d["label"] = lab.value
+        d["known"] = b.known or lab is Label.KNOWN
+        d["known_as"] = entry.describe() if entry is not None else None
+        d["known_url"] = entry.url if entry is not None else None
+        d["findings"] = b.count
+        out.append(d)
+    order = {Label.NEW.value: 0, Label.KNOWN.value: 1, Label.LESSER.value: 2}
+    return sorted(out, key=lambda d: (order[d["label"]], -d["count"], d["first_seed"]))
+
+
+def summarize(
+    store: Store, known: set[str] | None = None, table: KnownTable | None = None
+) -> dict[str, Any]:
+    """Everything ``status`` and ``fuzz --json`` report about a campaign (schema 1).
+
+    ``bug_list`` holds causes: findings grouped by their (reduced, refined) signature, each
+    labelled against ``table`` (default: the shipped table) plus the ``known`` signatures, new
+    ones first. ``signatures`` counts the raw signatures behind them, ``causes`` the causes.
+    """
     params = store.params()
     counts = store.counts()
     all_bugs = store.bugs(known)
     elapsed = float(params.get("elapsed_s") or 0.0)
-    bugs = [b.to_dict() for b in all_bugs if b.category == "bug"]
+    table = table if table is not None else KnownTable.default()
+    table.add_signatures(known or ())
+    bugs = label_bugs([b for b in all_bugs if b.category == "bug"], table)
+    labels = Counter(b["label"] for b in bugs)
     return {
         "schema": 1,
         "campaign": str(store.path.parent),
@@ -32,6 +61,9 @@ def summarize(store: Store, known: set[str] | None = None) -> dict[str, Any]:
         else 0.0,
         **counts,
         "bugs": len(bugs),
+        "causes": len(bugs),
+        "signatures": len({s for b in bugs for s in b["raw_signatures"]}),
+        "labels": {k.value: labels.get(k.value, 0) for k in Label},
         "known_bugs": sum(1 for b in bugs if b["known"]),
         "bug_list": bugs,
         "fault_list": [b.to_dict() for b in all_bugs if b.category == "fault"],

@@ -232,7 +232,7 @@ def _rel(path: str | Path, base: Path) -> str:
 
 def _bug_html(i: int, bug: dict[str, Any], base: Path) -> str:
     parts = [f'<section class="bug" id="bug-{i}">']
-    known = ' <span class="tag">known</span>' if bug.get("known") else ""
+    known = f' <span class="tag">{_esc(_label(bug))}</span>'
     parts.append(f"<h3>{i}. {_esc(bug.get('readable') or bug['signature'])}{known}</h3>")
     meta = [
         f"signature <code>{_esc(bug['signature'])}</code>",
@@ -275,6 +275,12 @@ def _bug_html(i: int, bug: dict[str, Any], base: Path) -> str:
     return "\n".join(parts)
 
 
+def _label(bug: dict[str, Any]) -> str:
+    """``new``, ``known #123456`` or ``lesser``: the cause's label (the list leads with new)."""
+    lab = bug.get("label") or ("known" if bug.get("known") else "new")
+    return f"{lab} {bug['known_as']}" if bug.get("known_as") and lab != "new" else lab
+
+
 def _bug_table(bugs: list[dict[str, Any]]) -> str:
     head = ("#", "bug", "stage", "verdicts", "findings", "first seen", "versions")
     rows = []
@@ -282,7 +288,7 @@ def _bug_table(bugs: list[dict[str, Any]]) -> str:
         versions = "; ".join((b.get("regress") or {}).get("summary") or []) or "not re-checked"
         cells = (
             f'<a href="#bug-{i}">{i}</a>',
-            _esc(b.get("readable") or b["signature"]) + (" (known)" if b.get("known") else ""),
+            _esc(b.get("readable") or b["signature"]) + f" ({_esc(_label(b))})",
             _esc(b.get("stage") or "-"),
             _esc(", ".join(b.get("verdicts") or [])),
             str(b["count"]),
@@ -304,7 +310,8 @@ def render_page(data: dict[str, Any], base: Path) -> str:
         (f"{s.get('programs_per_min', 0):g}", "programs / min"),
         (f"{s.get('valid_pct', 0):g}%", "valid"),
         (s.get("findings", 0), "bug findings"),
-        (s.get("bugs", 0), "distinct bugs"),
+        ((s.get("labels") or {}).get("new", 0), "new bugs"),
+        (s.get("bugs", 0), f"causes (from {s.get('signatures', s.get('bugs', 0))} signatures)"),
         (s.get("faults", 0), "faults"),
         (s.get("worker_deaths", 0), "worker restarts"),
         (_duration(s.get("elapsed_s", 0)), "elapsed"),

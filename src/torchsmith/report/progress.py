@@ -165,7 +165,25 @@ def _bug_table(title: str, bugs: list[dict[str, Any]], findings_dir: str) -> Tab
 def _print_bugs(console: Console, title: str, bugs: list[dict[str, Any]], fd: str) -> None:
     console.print(_bug_table(title, bugs, fd))
     for b in bugs:  # the readable signatures, whole, below the table
-        console.print(f"  {b['signature']}  {b.get('readable', '')}", markup=False, highlight=False)
+        known = f"  (known: {b['known_as']})" if b.get("known_as") else ""
+        console.print(
+            f"  {b['signature']}  {b.get('readable', '')}{known}", markup=False, highlight=False
+        )
+
+
+#: Causes by label, in the order the summary shows them: new ones lead.
+LABELS = {
+    "new": "new bugs (one row a cause)",
+    "known": "known bugs (public issues, or earlier finds)",
+    "lesser": "lesser bugs (precision loss, strides only)",
+}
+
+
+def _causes(s: dict[str, Any]) -> str:
+    """``3 causes (1 new, 1 known, 1 lesser) from 5 signatures``."""
+    labels = s.get("labels") or {}
+    parts = ", ".join(f"{labels.get(k, 0)} {k}" for k in LABELS)
+    return f"{s['bugs']} causes ({parts}) from {s.get('signatures', s['bugs'])} signatures"
 
 
 def print_summary(summary: dict[str, Any], console: Console) -> None:
@@ -174,8 +192,8 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     console.print(
         f"[bold]{s['campaign']}[/bold]: {s['state']}, {s['programs']} programs in"
         f" {_duration(s['elapsed_s'])} ({s['programs_per_min']:.1f}/min), valid"
-        f" {s['valid_pct']:.1f}%, {s['findings']} findings, {s['bugs']} distinct bugs"
-        f" ({s['known_bugs']} known), {s['faults']} faults outside torch.compile,"
+        f" {s['valid_pct']:.1f}%, {s['findings']} findings, {_causes(s)},"
+        f" {s['faults']} faults outside torch.compile,"
         f" {s['worker_deaths']} worker restarts, {s['errors']} errors",
         highlight=False,
     )
@@ -211,12 +229,10 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
             )
         console.print(t)
     fd = s["findings_dir"]
-    new = [b for b in s["bug_list"] if not b["known"]]
-    known = [b for b in s["bug_list"] if b["known"]]
-    if new:
-        _print_bugs(console, "bugs (by signature)", new, fd)
-    if known:
-        _print_bugs(console, "known bugs", known, fd)
+    groups = {lab: [b for b in s["bug_list"] if b.get("label", "new") == lab] for lab in LABELS}
+    for lab, title in LABELS.items():
+        if groups[lab]:
+            _print_bugs(console, title, groups[lab], fd)
     if s["fault_list"]:
         _print_bugs(console, "faults (died or hung outside torch.compile)", s["fault_list"], fd)
     if not s["bug_list"] and not s["fault_list"]:

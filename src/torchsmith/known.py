@@ -1,0 +1,148 @@
+"""Known, new or lesser: each cause of a campaign labelled against a table of known bugs.
+
+The table ships with torchsmith (``data/known_bugs.json``): public torch.compile issues from the
+repro corpus in ``bench/issues`` and this project's own reported finds in ``bench/found``, each
+signed by the same checker and reducer a campaign uses (``bench/known_table.py`` writes it, per
+torch version). ``--known FILE`` adds entries: a JSON list in the same format, or a text file of
+signatures, one a line (``sig-...`` or the readable form).
+
+A cause (its readable signature, after reduction) is
+
+* ``lesser`` when its symptom is a lesser one (``precision``: ``imprecise``; ``wrong-stride``:
+  only strides differ), whatever the table says (a matching entry is still named);
+* ``known`` when an entry is the same cause (:func:`same_cause`): same symptom and stage, and
+  for a crash, death or hang the same exception type and normalized message (the innermost
+  frame moves between releases and is ignored); for a wrong output the same reduced op set, or
+  sets that differ only by generic glue ops (``add``, ``getitem``, ...);
+* ``new`` otherwise.
+
+Matching is deliberately strict: a new bug labelled known is lost, so two wrong outputs in the
+same stage with different ops are different causes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from torchsmith.jsonable import Jsonable
+from torchsmith.verdict import Symptom
+
+#: Ops that glue a program together without being its cause.
+GENERIC_OPS = frozenset(
+    {"add", "sub", "mul", "div", "neg", "getitem", "setitem", "clone", "contiguous", "float"}
+)
+#: Symptoms whose signature names a failure (exception, signal), not ops.
+BEHAVIOUR = frozenset(
+    s.value for s in (Symptom.EXCEPTION, Symptom.SEGFAULT, Symptom.EXIT, Symptom.OOM, Symptom.HANG)
+)
+
+
+class Label(str, enum.Enum):
+    NEW = "new"
+    KNOWN = "known"
+    LESSER = "lesser"
+
+
+@dataclasses.dataclass(frozen=True)
+class KnownBug(Jsonable):
+    """One known cause: its readable signature and where it is reported."""
+
+    readable: str
+    issue: int | None = None
+    url: str = ""
+    title: str = ""
+    torch: str = ""  # the torch version it was signed on
+    source: str = ""  # bench/issues/<file>, bench/found/<file>, or the user's file
+
+    def describe(self) -> str:
+        """``#123456`` for a public issue, else where the entry comes from."""
+        return f"#{self.issue}" if self.issue else (self.source or self.readable[:60])
+
+
+def _fields(readable: str) -> list[str]:
+    return readable.split("|")
+
+
+def _ops(field: str) -> frozenset[str]:
+    return frozenset(o for o in field.split(",") if o)
+
+
+def same_cause(a: str, b: str) -> bool:
+    """Whether readable signatures ``a`` and ``b`` name the same cause (see the module
+    docstring). Symmetric; equal signatures always match."""
+    if a == b:
+        return True
+    fa, fb = _fields(a), _fields(b)
+    if len(fa) < 3 or len(fb) < 3 or fa[:2] != fb[:2]:
+        return False
+    if fa[0] in BEHAVIOUR:
+        return len(fa) >= 4 and len(fb) >= 4 and fa[2:4] == fb[2:4]
+    oa, ob = _ops(fa[2]), _ops(fb[2])
+    if not oa or not ob:
+        return False
+    small, large = (oa, ob) if len(oa) <= len(ob) else (ob, oa)
+    return small <= large and (large - small) <= GENERIC_OPS and bool(small - GENERIC_OPS)
+
+
+class KnownTable:
+    """The known causes: the shipped table plus the user's (``--known``)."""
+
+    def __init__(self, entries: Iterable[KnownBug] = ()) -> None:
+        self.entries = list(entries)
+        self._sigs: set[str] = set()  # hashed signatures given in a text file
+
+    @classmethod
+    def default(cls) -> KnownTable:
+        """The table shipped with torchsmith."""
+        text = resources.files("torchsmith").joinpath("data/known_bugs.json").read_text()
+        return cls(KnownBug.from_dict(d) for d in json.loads(text)["entries"])
+
+    def add_signatures(self, known: Iterable[str]) -> KnownTable:
+        """Add signatures (``sig-...`` or readable forms), as ``--known``'s text file gives them.
+        Returns self."""
+        for sig in known:
+            if sig.startswith("sig-"):
+                self._sigs.add(sig)
+            else:
+                self.entries.append(KnownBug(readable=sig, source="--known"))
+        return self
+
+    def add_file(self, path: str | Path) -> KnownTable:
+        """Add the entries of a JSON table (a list, or ``{"entries": [...]}``) or of a text file
+        of signatures, one a line (``#`` starts a comment). Returns self."""
+        text = Path(path).read_text()
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            data = data.get("entries", [])
+        if isinstance(data, list):
+            self.entries += [KnownBug.from_dict(d) for d in data]
+            return self
+        from torchsmith.dedup import load_known
+
+        return self.add_signatures(load_known(path))
+
+    def match(self, readable: str, signature: str = "") -> KnownBug | None:
+        """The entry for this cause: an exact signature first, then :func:`same_cause`."""
+        if signature and signature in self._sigs:
+            return KnownBug(readable=readable, source="--known")
+        exact = [e for e in self.entries if e.readable == readable]
+        if exact:
+            return exact[0]
+        return next((e for e in self.entries if same_cause(e.readable, readable)), None)
+
+
+def label(readable: str, table: KnownTable, signature: str = "") -> tuple[Label, KnownBug | None]:
+    """The cause's label and the known entry it matches (if any)."""
+    entry = table.match(readable, signature)
+    symptom = _fields(readable)[0]
+    if symptom in {s.value for s in Symptom if s.is_lesser}:
+        return Label.LESSER, entry
+    return (Label.KNOWN, entry) if entry is not None else (Label.NEW, None)

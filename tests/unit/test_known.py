@@ -1,0 +1,68 @@
+"""Known, new or lesser: the label rules (torchsmith.known) and the summary that leads with new."""
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from torchsmith.known import GENERIC_OPS, KnownBug, KnownTable, Label, label, same_cause
+
+CRASH = "exception|inductor|InductorError|Cannot view a tensor with shape <dims>|lowering.view"
+OPS = st.frozensets(st.sampled_from(["add", "mul", "cat", "split", "stack", "cumsum", "sin"]))
+
+
+def test_a_crash_is_the_same_cause_whatever_its_innermost_frame():
+    other_frame = CRASH.rsplit("|", 1)[0] + "|ir.as_strided"
+    assert same_cause(CRASH, other_frame)
+    assert not same_cause(CRASH, CRASH.replace("InductorError", "RuntimeError"))
+    assert not same_cause(CRASH, CRASH.replace("inductor", "aotautograd", 1))
+    assert not same_cause(CRASH, CRASH.replace("Cannot view", "Cannot reshape"))
+
+
+@given(
+    OPS,
+    OPS,
+    st.sampled_from(["wrong-value", "wrong-meta"]),
+    st.sampled_from(["inductor", "dynamo"]),
+)
+def test_same_cause_for_wrong_outputs_is_symmetric_and_needs_a_specific_shared_op(a, b, sym, stage):
+    sa, sb = f"{sym}|{stage}|{','.join(sorted(a))}", f"{sym}|{stage}|{','.join(sorted(b))}"
+    assert same_cause(sa, sb) == same_cause(sb, sa)
+    if same_cause(sa, sb) and sa != sb:
+        small, large = sorted((a, b), key=len)
+        assert small <= large and large - small <= GENERIC_OPS and small - GENERIC_OPS
+    assert same_cause(sa, sa)
+
+
+def test_wrong_outputs_with_different_specific_ops_are_different_causes():
+    assert same_cause("wrong-value|inductor|cat,split", "wrong-value|inductor|add,cat,split")
+    assert not same_cause("wrong-value|inductor|cat,split", "wrong-value|inductor|cat,stack")
+    assert not same_cause("wrong-value|inductor|add", "wrong-value|inductor|add,mul")  # glue only
+
+
+def test_labels_lesser_known_and_new(tmp_path):
+    table = KnownTable([KnownBug(readable=CRASH, issue=123456, url="https://x/123456")])
+    lab, entry = label(CRASH.rsplit("|", 1)[0] + "|other.frame", table)
+    assert lab is Label.KNOWN and entry is not None and entry.describe() == "#123456"
+    assert label("exception|inductor|ValueError|boom|", table) == (Label.NEW, None)
+    assert label("precision|inductor|sum", table)[0] is Label.LESSER
+    assert label("wrong-stride|inductor|permute", table)[0] is Label.LESSER
+
+
+def test_known_files_add_json_entries_and_signature_lines(tmp_path):
+    j = tmp_path / "k.json"
+    j.write_text(json.dumps([{"readable": "wrong-value|inductor|cumsum", "issue": 7}]))
+    t = tmp_path / "k.txt"
+    t.write_text("# mine\nsig-0123456789ab\nwrong-nan|inductor|log1p  # a note\n")
+    table = KnownTable().add_file(j).add_file(t)
+    assert label("wrong-value|inductor|cumsum", table)[1].issue == 7
+    assert label("wrong-nan|inductor|log1p", table)[0] is Label.KNOWN
+    assert label("wrong-value|dynamo|sin", table, signature="sig-0123456789ab")[0] is Label.KNOWN
+
+
+def test_the_shipped_table_loads_and_every_entry_is_well_formed():
+    table = KnownTable.default()
+    for e in table.entries:
+        assert e.readable.count("|") >= 2, e
+        assert e.issue is None or e.url.endswith(str(e.issue)), e
+        assert e.source, e
