@@ -7,6 +7,9 @@ Layout of ``<root>/<finding id>/``:
   ``created``, and after reduction ``reduced_from`` / ``reduction``;
 * ``program.py``  the program in the canonical format (what ``torchsmith check`` reads);
 * ``repro.py``    the standalone script (``render_script``) that exits 1 while the bug shows;
+* ``repro_plain.py`` the same program as a short plain script (eager vs compiled vs float64,
+  printed, no harness) and ``bisect_test.py`` as ``test_fn() -> bool`` for
+  ``CompilerBisector.do_bisect`` (:mod:`torchsmith.program.plain`);
 * ``log.txt``     the traceback tail and the worker's log around the failure.
 
 Ids are ``<verdict>-<stage>-<program digest>``: the same program failing the same way lands in
@@ -26,6 +29,7 @@ from typing import Any
 
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
+from torchsmith.program.plain import bisector_script, plain_script
 from torchsmith.program.render import render_script
 from torchsmith.verdict import CheckResult
 
@@ -34,6 +38,9 @@ FINDINGS = "findings"
 META = "meta.json"
 PROGRAM = "program.py"
 REPRO = "repro.py"
+#: The short plain repro a maintainer reads (no harness) and the CompilerBisector form.
+PLAIN = "repro_plain.py"
+BISECT = "bisect_test.py"
 LOG = "log.txt"
 
 
@@ -145,6 +152,8 @@ def write_finding(
     header = f"torchsmith finding {fid}\n{result.verdict.value}: {result.reason}"
     _atomic_write(folder / PROGRAM, program.source)
     _atomic_write(folder / REPRO, render_script(program, options, header=header))
+    _atomic_write(folder / PLAIN, plain_script(program, options))
+    _atomic_write(folder / BISECT, bisector_script(program, options))
     log = [result.reason]
     if result.evidence.get("traceback_tail"):
         log += ["", "traceback (tail):", result.evidence["traceback_tail"]]

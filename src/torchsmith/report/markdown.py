@@ -23,6 +23,7 @@ from torchsmith.finding import Finding, read_finding
 from torchsmith.options import DEFAULT_TOL
 from torchsmith.program.format import dotted_name
 from torchsmith.program.ops import source_ops
+from torchsmith.program.plain import plain_script
 from torchsmith.program.render import render_script
 from torchsmith.regress import markdown_lines, read_regress
 from torchsmith.verdict import CheckResult, Stage, Verdict
@@ -195,7 +196,11 @@ def _ablation(r: CheckResult) -> list[str]:
 def _bisect(r: CheckResult) -> list[str]:
     b = r.bisect
     if not b:
-        return ["Not run (`torchsmith check --bisect` runs Inductor's `CompilerBisector`)."]
+        return [
+            "Not run here: `python bisect_test.py` (in the finding folder) hands the repro to"
+            " `CompilerBisector.do_bisect` as `test_fn() -> bool`; `torchsmith check --bisect`"
+            " runs it in a worker."
+        ]
     if not b.get("found"):
         return [f"`CompilerBisector` isolated nothing ({b.get('calls', '?')} runs)."]
     out = [
@@ -326,7 +331,9 @@ def _artifacts(folder: Path, base: Path) -> list[str]:
 
     out = []
     for name, what in (
-        ("repro.py", "standalone repro"),
+        ("repro_plain.py", "plain repro (eager vs compiled vs float64)"),
+        ("repro.py", "standalone repro with the harness (exits 1 while the bug shows)"),
+        ("bisect_test.py", "CompilerBisector test_fn"),
         ("program.py", "program (canonical format)"),
         ("log.txt", "log"),
         ("reduce-log.txt", "reduction log"),
@@ -391,8 +398,17 @@ def render(finding: Finding, env: str | None = None) -> str:
         "#### Minimal repro",
         "",
         "```python",
+        plain_script(mini.program, opts).rstrip(),
+        "```",
+        "",
+        "<details><summary>The same repro with torchsmith's harness (exits 1 while the bug"
+        " shows; re-seeds every run, judges with <code>same()</code> against float64)</summary>",
+        "",
+        "```python",
         render_script(mini.program, opts, header=title(mini)).rstrip(),
         "```",
+        "",
+        "</details>",
         "",
     ]
     lines += ["#### Ablation", "", *_ablation(r), "", "#### Inductor bisect", "", *_bisect(r), ""]

@@ -1,0 +1,149 @@
+"""Repro scripts a maintainer takes as written: short, plain, no harness.
+
+:func:`plain_script` is the form of ``bench/found/*.py``: the program as it stands, then the
+few lines that run it in eager, under ``torch.compile`` and in float64, and print the three
+(for a crash, the compiled call simply raises). The harness script (``repro.py``, from
+:func:`torchsmith.program.render.render_script`) goes along as an attachment.
+
+:func:`bisector_script` is the same program as a ``test_fn() -> bool`` (True when compiled
+agrees with eager, judged with ``torch._dynamo.utils.same`` against the float64 run) handed to
+``torch._inductor.compiler_bisector.CompilerBisector.do_bisect``, which bisects Inductor's
+subsystems and passes to the first one that breaks it.
+
+Both are text: nothing here runs the program.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from torchsmith.options import CheckOptions
+from torchsmith.program.format import Program
+from torchsmith.program.render import config_lines
+
+
+def _defined(source: str) -> set[str]:
+    """Module-level names the program defines (functions, classes, assignments)."""
+    names: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _runner(program: Program, options: CheckOptions) -> list[str]:
+    """``run(dtype)``: the program's calls, freshly built and re-seeded, in order."""
+    names = _defined(program.source)
+    is_class = program.model in names and f"class {program.model}" in program.source
+    if "get_calls" in names:
+        calls = "get_calls()"
+    else:
+        kwargs = "get_kwargs()" if "get_kwargs" in names else "{}"
+        inputs = "get_inputs()" if "get_inputs" in names else "inputs"
+        calls = f"[({inputs}, {kwargs})]"
+    build = f"{program.model}()"
+    if is_class and "get_init_inputs" in names:
+        build = f"_make({program.model}, get_init_inputs())"
+    lines = [
+        "def _cast(x, dtype):",
+        "    if isinstance(x, torch.Tensor):",
+        "        x = x.detach().clone()",
+        "        return x.to(dtype) if dtype is not None and x.is_floating_point() else x",
+        "    if isinstance(x, (list, tuple)):",
+        "        return type(x)(_cast(v, dtype) for v in x)",
+        "    return {k: _cast(v, dtype) for k, v in x.items()} if isinstance(x, dict) else x",
+        "",
+        "",
+    ]
+    if is_class and "get_init_inputs" in names:
+        lines += [
+            "def _make(cls, init):",
+            "    return cls(**init) if isinstance(init, dict) else cls(*init)",
+            "",
+            "",
+        ]
+    lines += [
+        "def run(compile_=False, dtype=None):",
+        f"    torch.manual_seed({options.seed})",
+        f"    target = {build}.eval()" if is_class else f"    target = {program.model}",
+    ]
+    if is_class:
+        lines.append("    target = target.to(dtype) if dtype is not None else target")
+    lines += [
+        f"    call = torch.compile(target, **{options.compile_kwargs()!r}) if compile_ else target",
+        "    outs = []",
+        f"    for i, (args, kwargs) in enumerate({calls}):",
+    ]
+    if "before_call" in names:
+        lines.append("        before_call(i, target)")
+    lines += [
+        f"        torch.manual_seed({options.seed})",
+        "        outs.append(call(*_cast(args, dtype), **_cast(kwargs, dtype)))",
+        "    return outs",
+    ]
+    return lines
+
+
+def _head(program: Program, options: CheckOptions, what: str) -> list[str]:
+    lines = program.source.strip("\n").splitlines()
+    future = [ln for ln in lines if ln.startswith("from __future__")]
+    body = "\n".join(ln for ln in lines if not ln.startswith("from __future__"))
+    return [
+        *future,
+        f"# {what} ({program.name}); runs on its own: python this_file.py",
+        "import torch",
+        "import torch._dynamo.utils",
+        "import torch._inductor.config",
+        "",
+        *config_lines(options),
+        "",
+        body,
+        "",
+        "",
+        *_runner(program, options),
+        "",
+        "",
+    ]
+
+
+def plain_script(program: Program, options: CheckOptions | None = None) -> str:
+    """The short plain repro: the program, then eager vs compiled vs float64, printed."""
+    options = options or CheckOptions()
+    lines = _head(program, options, "torch.compile differs from eager")
+    lines += [
+        "eager = run()",
+        "fp64 = run(dtype=torch.float64)",
+        "compiled = run(compile_=True)  # a crash raises here",
+        'print("eager:   ", eager)',
+        'print("compiled:", compiled)',
+        'print("float64: ", fp64)',
+        'print("same(eager, compiled, fp64_ref):", '
+        "torch._dynamo.utils.same(eager, compiled, fp64, tol=1e-4))",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def bisector_script(program: Program, options: CheckOptions | None = None) -> str:
+    """The program as ``test_fn() -> bool`` for ``CompilerBisector.do_bisect``."""
+    options = options or CheckOptions()
+    lines = _head(program, options, "CompilerBisector over this program")
+    lines += [
+        "def test_fn():",
+        '    """True when compiled agrees with eager (same() against float64); a crash fails."""',
+        "    torch._dynamo.reset()",
+        "    eager, fp64 = run(), run(dtype=torch.float64)",
+        "    try:",
+        "        compiled = run(compile_=True)",
+        "    except Exception:",
+        "        return False",
+        f"    return torch._dynamo.utils.same(eager, compiled, fp64, tol={options.tol!r})",
+        "",
+        "",
+        'if __name__ == "__main__":',
+        "    from torch._inductor.compiler_bisector import CompilerBisector",
+        "",
+        "    print(CompilerBisector.do_bisect(test_fn))",
+    ]
+    return "\n".join(lines) + "\n"
