@@ -79,3 +79,61 @@ def test_rendered_script_keeps_aliased_inputs_aliased():
     for dtype in (None, torch.float64):
         total, view_total = ns["run_test"](None, dtype)
         assert total.item() == 3.0 and view_total.item() == 0.0, dtype
+
+
+# -- the plain repro and the CompilerBisector form (program/plain.py) -----------------------------
+PLAIN_FN = """
+import torch
+
+SCALE = 2.0
+
+
+def fn(x, n):
+    return x * n * SCALE
+
+
+def get_calls():
+    return [([torch.ones(3), 2], {}), ([torch.ones(4), 3], {})]
+
+
+def before_call(i, target):
+    global SCALE
+    SCALE = 2.0 + i
+"""
+
+
+def _eager_part(script: str) -> dict:
+    """Run the script up to the compiled call: eager and float64 only (no compile)."""
+    head = script.split("eager = run()")[0]
+    scope: dict = {"__name__": "plain_test"}
+    exec(compile(head, "<plain>", "exec"), scope)
+    return scope
+
+
+def test_the_plain_repro_runs_every_call_with_before_call_in_eager_and_float64():
+    import torch
+
+    from torchsmith.program.format import Program
+    from torchsmith.program.plain import bisector_script, plain_script
+
+    prog = Program(source=PLAIN_FN, model="fn", name="seq")
+    script = plain_script(prog)
+    ast.parse(script)
+    ast.parse(bisector_script(prog))
+    scope = _eager_part(script)
+    eager, fp64 = scope["run"](), scope["run"](dtype=torch.float64)
+    assert [o.tolist() for o in eager] == [[4.0] * 3, [9.0] * 4]  # SCALE 2, then 3
+    assert fp64[0].dtype == torch.float64
+    assert "CompilerBisector.do_bisect(test_fn)" in bisector_script(prog)
+
+
+@pytest.mark.parametrize("name", ["linear_relu", "s3_pad_pairwise", "frexp_mul"])
+def test_the_plain_repro_of_each_example_runs_in_eager(name):
+    from torchsmith.examples import EXAMPLES_DIR
+    from torchsmith.program.load import load_program
+    from torchsmith.program.plain import plain_script
+
+    prog = load_program(EXAMPLES_DIR / f"{name}.py", scripts=False)
+    scope = _eager_part(plain_script(prog))
+    out = scope["run"]()
+    assert out and all(o is not None for o in out)
