@@ -94,7 +94,7 @@ def run_torchsmith(
     out = work / f"torchsmith-{tag}"
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(work / f"cache-{tag}"))
     env[kernel_batch.BATCH_VAR] = "1" if batch else "0"
-    cmd = [sys.executable, "-m", "torchsmith", "fuzz", "--time", f"{seconds}s", "--generator",
+    cmd = [sys.executable, "-m", "torchsmith", "fuzz", "--no-reduce", "--time", f"{seconds}s", "--generator",
            "graph", "--gen-option", f"max_nodes={max_nodes}", "--jobs", "1", "--pack", str(pack),
            "--out", str(out), "--json", "--progress-interval", "600"]  # fmt: skip
     t0, c0 = time.monotonic(), children_cpu()

@@ -139,7 +139,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     kills = sorted(rng.sample(range(args.count // 10, args.count * 9 // 10), args.kills))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), str(ROOT / "src")])
-    base = [sys.executable, "-m", "torchsmith", "fuzz", "--progress-interval", "3600"]
+    base = [
+        sys.executable,
+        "-m",
+        "torchsmith",
+        "fuzz",
+        "--progress-interval",
+        "3600",
+        "--no-reduce",
+    ]
     first = base + [
         "--out", str(out), "--count", str(args.count), "--jobs", str(args.jobs),
         "--generator", "soak:SoakGenerator", "--seed", str(args.seed),

@@ -94,7 +94,15 @@ def _rows(db) -> int:
 
 def test_a_killed_driver_resumes_with_nothing_lost_or_duplicated(tmp_path):
     out = tmp_path / "c"
-    base = [sys.executable, "-m", "torchsmith", "fuzz", "--progress-interval", "3600"]
+    base = [
+        sys.executable,
+        "-m",
+        "torchsmith",
+        "fuzz",
+        "--progress-interval",
+        "3600",
+        "--no-reduce",
+    ]
     first = base + ["--ray", "local", "--jobs", "2", "--count", "12", "--out", str(out),
                     "--backend", "aot_eager", "--timeout", "120",
                     "--generator", "graph", "--gen-option", "max_nodes=3",

@@ -156,3 +156,42 @@ def test_packing_generates_each_seed_once_even_when_it_cannot_pack(tmp_path, mon
     with Store(tmp_path, readonly=True) as s:
         rows = {r["seed"]: r for r in s.rows()}
     assert rows[5]["status"] == "no-program" and rows[0]["verdict"] == "mismatch"
+
+
+def test_the_background_reducer_survives_faults_and_drains_or_drops_its_queue():
+    import threading
+    import types
+
+    from torchsmith.campaign.reducer import BackgroundReducer
+
+    gate = threading.Event()
+    seen, events = [], []
+
+    def reduce(f, w):
+        gate.wait(5)
+        seen.append(f)
+        if f == "boom":
+            raise RuntimeError("reducer fault")
+        return None if f == "none" else types.SimpleNamespace(folder=f)
+
+    r = BackgroundReducer(
+        reduce,
+        lambda bug, red: f"new-{bug}",
+        lambda fid: fid,
+        lambda k, t: events.append(k),
+        lambda: object(),
+    )
+    for fid in ("boom", "none", "ok"):
+        r.submit(fid, f"sig-{fid}")
+    gate.set()
+    r.close()
+    assert seen == ["boom", "none", "ok"] and r.done == [("sig-ok", "new-sig-ok")]
+    assert events == ["error", "reduced", "reduced"]
+
+    gate.clear()
+    r2 = BackgroundReducer(reduce, lambda b, x: b, lambda f: f, lambda k, t: None, object)
+    r2.submit("a", "s")
+    r2.submit("b", "s2")
+    threading.Timer(0.2, gate.set).start()
+    r2.close(drop_queued=True)  # "a" may be under way; "b" is skipped
+    assert "b" not in seen[3:]

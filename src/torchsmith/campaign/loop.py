@@ -31,6 +31,7 @@ from typing import Any
 from torchsmith import dedup
 from torchsmith.campaign import pack
 from torchsmith.campaign.config import CampaignConfig, CampaignError
+from torchsmith.campaign.reducer import BackgroundReducer
 from torchsmith.campaign.store import DB_NAME, ProgramRow, RecordAck, Store
 from torchsmith.campaign.summary import summarize
 from torchsmith.campaign.writer import Writer
@@ -152,6 +153,7 @@ class Campaign:
         self.writer: Writer | None = None  # set by run(): the one thread writing campaign.db
         self.seeds = SeedSource(config.seed, config.count, set())  # replaced once prepared
         self.pool: WorkerPool | None = None
+        self.bg_reducer: BackgroundReducer | None = None
 
     # -- set-up -------------------------------------------------------------------------------
     def _new_generator(self) -> Generator:
@@ -270,6 +272,8 @@ class Campaign:
                 deadline = self.session_start + max(0.0, cfg.time_budget - self.elapsed_before)
                 if cfg.time_budget <= self.elapsed_before:
                     self.seeds.stop()  # the time is already spent: nothing to start
+            if cfg.reduce:
+                self.bg_reducer = self._start_reducer()
             pool.start(self._slot_loop)
             try:
                 while pool.alive():
@@ -293,6 +297,9 @@ class Campaign:
         finally:
             if pool is not None:
                 pool.close()
+            if self.bg_reducer is not None:  # reductions queued by now still run (budgeted)
+                self.bg_reducer.close(drop_queued=state == "interrupted")
+                self.bg_reducer = None
             if self.prepared:  # never touch the state of a campaign this session did not run
                 self.progress.update(self.snapshot())
                 writer.call(lambda s: s.set_params(state=state, elapsed_s=self.elapsed(), pid=None))
@@ -465,8 +472,8 @@ class Campaign:
         assert self.writer is not None
         ack: RecordAck = self.writer.call(Store.record, row)
         self._count(row, ack, ops)
-        if ack.new_bug and row.category == "bug" and self.config.reduce:
-            self._reduce(slot, row, ack)
+        if ack.new_bug and row.category == "bug" and self.bg_reducer is not None:
+            self.bg_reducer.submit(row.finding, ack.bug)
         return row
 
     def _fill(self, row: ProgramRow, program: Program, result: CheckResult) -> None:
@@ -536,31 +543,37 @@ class Campaign:
                 f"{what}{known} {ack.bug}: {row.readable} (seed {row.seed}, {FINDINGS}/{row.finding})",
             )
 
-    def _reduce(self, slot: Slot, row: ProgramRow, ack: RecordAck) -> None:
-        """Reduce a new bug's first example and refine its signature with the reduced ops."""
+    def _start_reducer(self) -> BackgroundReducer:
+        from torchsmith.execute.worker import Worker
         from torchsmith.reduce import reduce_finding
 
-        assert self.writer is not None and row.finding and ack.bug
-        try:
-            finding = read_finding(self.findings_dir / row.finding)
-            reduced = (self.reducer or reduce_finding)(
-                finding,
-                slot.worker,
-                options=self.config.options,
-                time_budget=self.config.reduce_budget,
-            )
-        except Exception as e:  # a reducer fault must never stop the campaign
-            self.progress.event("error", f"reduction of {row.finding} failed: {e!r}"[:300])
-            return
-        if reduced is None or slot.aborted.is_set():
-            return
-        new = refine_bug(self.writer, ack.bug, reduced)
-        with self._lock:
-            self._bugs.discard(ack.bug)
-            self._bugs.add(new)
-            if ack.bug in self._known_bugs or dedup.is_known(new, "", self.known):
-                self._known_bugs.add(new)
-        self.progress.event("reduced", f"reduced {ack.bug} -> {new} ({reduced.folder})")
+        cfg = self.config
+
+        def reduce(finding: Finding, worker: Any) -> Finding | None:
+            fn = self.reducer or reduce_finding
+            return fn(finding, worker, options=cfg.options, time_budget=cfg.reduce_budget)
+
+        def refine(bug: str, reduced: Finding) -> str:
+            assert self.writer is not None
+            new = refine_bug(self.writer, bug, reduced)
+            with self._lock:
+                self._bugs.discard(bug)
+                self._bugs.add(new)
+                if bug in self._known_bugs or dedup.is_known(new, "", self.known):
+                    self._known_bugs.add(new)
+            return new
+
+        def make_worker() -> Any:
+            logs = self.out / "workers" / "reducer"
+            return Worker(memory_mb=cfg.options.memory_mb, log_dir=logs, python=cfg.python)
+
+        return BackgroundReducer(
+            reduce,
+            refine,
+            lambda fid: read_finding(self.findings_dir / fid),
+            self.progress.event,
+            make_worker,
+        )
 
 
 def refine_bug(writer: Writer | Store, old_signature: str, reduced: Finding) -> str:

@@ -42,8 +42,13 @@ def _sigterm_as_interrupt() -> None:
 @click.option("--out", type=click.Path(path_type=Path), help="Campaign folder (new).")
 @click.option("--resume", type=click.Path(path_type=Path), help="Continue the campaign in DIR.")
 @click.option("--known", type=click.Path(path_type=Path), help="Known signatures, one a line.")
-@click.option("--reduce", is_flag=True, help="Reduce each new bug (needs torchsmith.reduce).")
-@click.option("--reduce-time", default=120.0, show_default=True, help="Seconds per reduction.")
+@click.option(
+    "--reduce/--no-reduce",
+    default=True,
+    show_default=True,
+    help="Reduce each new bug in the background and merge bugs whose reduced forms sign alike.",
+)
+@click.option("--reduce-time", default=60.0, show_default=True, help="Seconds per reduction.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final summary as JSON.")
 @click.option("--progress-interval", default=30.0, show_default=True, help="Plain-line period.")
 @click.option(

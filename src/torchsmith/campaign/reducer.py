@@ -1,0 +1,87 @@
+"""Reduction in the background: each new bug of a campaign, reduced while the fuzzing goes on.
+
+A campaign hands every new signature's first finding to :class:`BackgroundReducer`
+(``fuzz`` does by default; ``--no-reduce`` turns it off). One thread takes them in order, each
+with its own crash-safe worker and within ``--reduce-time`` seconds
+(:func:`torchsmith.reduce.reduce_finding`: no drift, a result that reproduces standalone), and
+re-signs the bug from the reduced program (``refine``): two bugs whose reduced forms sign alike
+become one cause (the store groups findings by their refined signature).
+
+Invariants: a reducer fault never stops the campaign (it is reported as an ``error`` event);
+at most one reduction runs at a time; :meth:`BackgroundReducer.close` lets the reduction under
+way finish (within its budget) and the queued ones run too, unless ``drop_queued`` is given,
+then stops the worker.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from torchsmith.finding import Finding
+
+
+class BackgroundReducer:
+    """One thread reducing queued findings (see the module docstring).
+
+    ``reduce(finding, worker)`` returns the reduced finding or None; ``refine(bug, reduced)``
+    re-signs the bug and returns the new signature; ``read(finding_id)`` loads a finding;
+    ``event(kind, text)`` reports progress; ``make_worker()`` builds the worker, when first
+    needed.
+    """
+
+    def __init__(
+        self,
+        reduce: Callable[[Finding, Any], Finding | None],
+        refine: Callable[[str, Finding], str],
+        read: Callable[[str], Finding],
+        event: Callable[[str, str], None],
+        make_worker: Callable[[], Any],
+    ) -> None:
+        self._reduce, self._refine, self._read = reduce, refine, read
+        self._event, self._make_worker = event, make_worker
+        self._q: queue.Queue[tuple[str, str] | None] = queue.Queue()
+        self._drop = threading.Event()
+        self._worker: Any = None
+        self.done: list[tuple[str, str]] = []  # (old signature, new signature)
+        self._thread = threading.Thread(target=self._run, name="torchsmith-reducer", daemon=True)
+        self._thread.start()
+
+    def submit(self, finding_id: str, bug: str) -> None:
+        """Queue the first finding of a new bug for reduction."""
+        self._q.put((finding_id, bug))
+
+    def pending(self) -> int:
+        return self._q.qsize()
+
+    def _run(self) -> None:
+        while True:
+            item = self._q.get()
+            if item is None:
+                break
+            if self._drop.is_set():
+                continue
+            finding_id, bug = item
+            try:
+                if self._worker is None:
+                    self._worker = self._make_worker()
+                reduced = self._reduce(self._read(finding_id), self._worker)
+                if reduced is None:
+                    self._event("reduced", f"{bug}: nothing smaller fails the same way")
+                    continue
+                new = self._refine(bug, reduced)
+                self.done.append((bug, new))
+                self._event("reduced", f"reduced {bug} -> {new} ({reduced.folder})")
+            except Exception as e:  # a reducer fault must never stop the campaign
+                self._event("error", f"reduction of {finding_id} failed: {e!r}"[:300])
+
+    def close(self, drop_queued: bool = False) -> None:
+        """Finish (or, with ``drop_queued``, skip) what is queued, then stop the worker."""
+        if drop_queued:
+            self._drop.set()
+        self._q.put(None)
+        self._thread.join()
+        if self._worker is not None and hasattr(self._worker, "close"):
+            self._worker.close()
