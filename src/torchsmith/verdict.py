@@ -92,7 +92,7 @@ class Verdict(str, enum.Enum):
     @property
     def style(self) -> str:
         """The console style of this verdict (rich)."""
-        return _STYLE[self.category]
+        return self.category.style
 
 
 #: Which wrong output a comparison reports first when several leaves fail: structure before
@@ -118,6 +118,11 @@ class Category(str, enum.Enum):
     def exit_code(self) -> int:
         """CLI exit status: 0 pass, 1 a compiler bug (lesser included), 2 not judgeable."""
         return {Category.PASS: 0, Category.BUG: 1, Category.LESSER: 1}.get(self, 2)
+
+    @property
+    def style(self) -> str:
+        """The console style of this category (rich)."""
+        return _STYLE[self]
 
 
 _CATEGORY = {

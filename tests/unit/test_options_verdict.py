@@ -177,3 +177,16 @@ def test_groupings_partition_sensibly():
     assert not any(v.is_behaviour and v.is_wrong_output for v in Verdict)
     assert not Verdict.INVALID.eager_valid and Verdict.IMPRECISE.eager_valid
     assert {v.category for v in Verdict} == set(Category)
+
+
+@given(st.sampled_from(list(Verdict)), st.sampled_from([*Phase, None]))
+def test_every_result_prints_with_its_categorys_style(verdict, phase):
+    import io
+
+    from rich.console import Console
+
+    from torchsmith.report.console import print_result
+
+    buf = io.StringIO()
+    print_result(CheckResult(verdict, phase=phase, reason="r"), Console(file=buf, width=100))
+    assert verdict.value.upper() in buf.getvalue()

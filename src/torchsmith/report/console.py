@@ -18,7 +18,7 @@ def headline(result: CheckResult) -> str:
 
 
 def print_result(result: CheckResult, console: Console, verbose: bool = False) -> None:
-    style = result.category.style if result.verdict is not Verdict.PASS else "green"
+    style = result.category.style
     console.print(headline(result), style=style, markup=False, highlight=False)
     ev = result.evidence
     if result.verdict is Verdict.INVALID:
