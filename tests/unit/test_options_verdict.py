@@ -139,7 +139,7 @@ def test_localize_different_failure_does_not_count():
 
 
 # -- verdict categories: owned by verdict.py, asked everywhere else -------------------------------
-from hypothesis import given  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from torchsmith.verdict import COMPILER_PHASES, Category, CheckResult, Phase, Verdict  # noqa: E402
@@ -179,6 +179,7 @@ def test_groupings_partition_sensibly():
     assert {v.category for v in Verdict} == set(Category)
 
 
+@settings(deadline=None)  # the first example imports rich
 @given(st.sampled_from(list(Verdict)), st.sampled_from([*Phase, None]))
 def test_every_result_prints_with_its_categorys_style(verdict, phase):
     import io
