@@ -216,6 +216,9 @@ def inline_helpers(ctx: Context) -> Iterator[Candidate]:
             text = ast.dump(call)
             target = _ReplaceCall(text, ret.value).visit(target)
             f.body[i : i + 1] = [*new, target]
+            rest = [s for s in v.tree.body if getattr(s, "name", None) != h.name]
+            if h.name not in set().union(*(loads(s) for s in rest)):
+                v.tree.body = rest  # its only use is gone: so is the helper
             yield f"inline {h.name}", unparse(v.tree)
             return
 
@@ -269,6 +272,32 @@ def drop_module(ctx: Context) -> Iterator[Candidate]:
             assert g2 is not None
             del g2.body[j]
             yield f"drop {fname} statement {j}", unparse(v.tree)
+    yield from _drop_in_before_call(ctx)
+
+
+def _bodies(fn: ast.FunctionDef) -> list[list[ast.stmt]]:
+    """``fn``'s statement lists: its body and the bodies of its ``if`` blocks."""
+    out = [fn.body]
+    out += [n.body for n in ast.walk(fn) if isinstance(n, ast.If)]
+    return out
+
+
+def _drop_in_before_call(ctx: Context) -> Iterator[Candidate]:
+    bc = ctx.view().function("before_call")
+    if bc is None:
+        return
+    for bi, body in enumerate(_bodies(bc)):
+        for j in reversed(range(len(body))):
+            if isinstance(body[j], ast.Global):
+                continue
+            v = ctx.view()
+            bc2 = v.function("before_call")
+            assert bc2 is not None
+            del _bodies(bc2)[bi][j]
+            for b in _bodies(bc2):
+                if not b:
+                    b.append(ast.Pass())
+            yield f"drop before_call statement {bi}.{j}", unparse(v.tree)
 
 
 def _settings(v: View) -> list[tuple[int, ast.Dict]]:
