@@ -168,7 +168,7 @@ def render_script(program: Program, options: CheckOptions | None = None, header:
     # here as in `check`: a repro without `dynamic=True` would not show a dynamic-shape bug.
     options = (options or CheckOptions()).with_declared(*declared_settings(program.source))
     future, body = _split_future(program.source)
-    has_inputs_global = "get_inputs" not in body
+    has_inputs_global = "get_inputs" not in body and "get_calls" not in body
     parts = [*future]
     head = header.strip() or f"torchsmith repro for {program.name}"
     parts.append("\n".join("# " + line if line else "#" for line in head.splitlines()))

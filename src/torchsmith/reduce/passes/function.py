@@ -400,6 +400,15 @@ def simplify_args(ctx: Context) -> Iterator[Candidate]:
         setattr(parent, field, inner)
         yield f"input layout {i}: contiguous", unparse(v.tree)
     ints = _shape_ints(ctx.view())
+    for value in sorted({c.value for c in ints}, reverse=True):  # a size shared by inputs
+        if sum(c.value == value for c in ints) < 2:
+            continue
+        for new in sorted({1, value // 2} - {value}):
+            v = ctx.view()
+            for c in _shape_ints(v):
+                if c.value == value:
+                    c.value = new
+            yield f"every input size {value} -> {new}", unparse(v.tree)
     for i, c in enumerate(ints):
         for new in sorted({1, c.value // 2} - {c.value}):
             v = ctx.view()
