@@ -86,3 +86,16 @@ def test_reduction_of_the_two_fault_program_never_accepts_the_other_failure(work
     assert accepted and all(a.verdict == "crash" for a in accepted)
     assert any(not a.interesting and a.verdict == "pass" for a in res.attempts)
     assert len(fn.body) <= 3
+
+
+def test_a_failure_that_does_not_reoccur_is_reported_flaky_with_its_rate(worker):
+    program = load_program(DATA / "fn_flaky.py")
+    options = CheckOptions(fullgraph=True, config={BUILD_SET: True}, localize=False)
+    for _ in range(4):  # every other load crashes: one of these checks does
+        result = check_program(program, options, worker)
+        if result.verdict is Verdict.CRASH:
+            break
+    assert result.verdict is Verdict.CRASH
+    res = reduce_program(program, options, worker=worker, result=result, time_budget=30)
+    assert not res.reproduced and res.error.startswith("flaky: the failure showed in")
+    assert 0 < res.stats["flaky_rate"] < 1 and res.reduced is program

@@ -183,3 +183,38 @@ def test_forward_passes_work_on_fn():
     fn = out.split("def fn", 1)[1].split("def get_calls", 1)[0]
     assert "relu" in fn and ".t()" not in fn
     assert [n for n, _ in function_passes()][0] == "calls"
+
+
+APPENDED = src(
+    """
+    import torch
+
+    class CFG:
+        gain = 1.0
+
+    def fn(x, n):
+        return torch.relu(x) * CFG.gain * n
+
+    def get_calls():
+        g = torch.Generator().manual_seed(1)
+        calls = []
+        x = torch.randn(2, 3, generator=g)
+        calls.append([x, 1])
+        x = torch.randn(4, 3, generator=g)
+        calls.append([x, 2])
+        return calls
+
+    def before_call(i, target):
+        CFG.gain = (0.5, -1.0)[i]
+    """
+)
+
+
+def test_calls_built_by_append_with_an_opaque_before_call_keep_only_prefixes():
+    from torchsmith.reduce.passes.base import Context
+
+    cands = dict(function.drop_calls(Context(Program(source=APPENDED, model="fn"))))
+    assert list(cands) == ["keep calls [0]"]  # [1] alone would see another gain
+    loaded = runtime.load(Program(source=cands["keep calls [0]"], model="fn"), 0)
+    assert len(loaded.calls) == 1 and loaded.calls[0].args[1] == 1
+    assert function.call_lists(view(APPENDED, "fn")) is not None

@@ -50,6 +50,9 @@ def call_lists(v: View) -> list[ast.List] | None:
     fn = v.function("get_calls")
     assert fn is not None
     rets = [s for s in fn.body if isinstance(s, ast.Return)]
+    if rets and isinstance(rets[-1].value, ast.Name):  # calls = []; calls.append([...])
+        appended = _appends(fn, rets[-1].value.id)
+        return [a.value.args[0] for a in appended] if appended else None  # type: ignore[attr-defined]
     if not rets or not isinstance(rets[-1].value, ast.List):
         return None
     bound = {
@@ -69,6 +72,22 @@ def call_lists(v: View) -> list[ast.List] | None:
         else:
             return None
     return out
+
+
+def _appends(fn: ast.FunctionDef, name: str) -> list[ast.Expr] | None:
+    """The ``name.append([...])`` statements of ``fn``'s body, when that is how the list of
+    calls is built (``name = []`` first); None otherwise."""
+    out: list[ast.Expr] = []
+    for s in fn.body:
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+            f = s.value.func
+            if isinstance(f, ast.Attribute) and dotted_name(f.value) == name:
+                if f.attr != "append" or len(s.value.args) != 1:
+                    return None
+                if not isinstance(s.value.args[0], ast.List):
+                    return None
+                out.append(s)
+    return out or None
 
 
 def _blocks(v: View) -> dict[int, ast.If] | None:
@@ -100,11 +119,19 @@ def _keep_calls(v: View, keep: list[int]) -> bool:
     if fn is None:
         return False
     ret = fn.body[-1]
-    assert isinstance(ret, ast.Return) and isinstance(ret.value, ast.List)
-    n = len(ret.value.elts)
-    ret.value.elts = [ret.value.elts[k] for k in keep]
     blocks = _blocks(v)
     bc = v.function("before_call")
+    if bc is not None and blocks is None and keep != list(range(len(keep))):
+        return False  # before_call depends on i some other way: only a prefix keeps its state
+    if isinstance(ret, ast.Return) and isinstance(ret.value, ast.Name):
+        appended = _appends(fn, ret.value.id) or []
+        n = len(appended)
+        drop = [a for k, a in enumerate(appended) if k not in keep]
+        fn.body = [s for s in fn.body if not any(s is d for d in drop)]
+    else:
+        assert isinstance(ret, ast.Return) and isinstance(ret.value, ast.List)
+        n = len(ret.value.elts)
+        ret.value.elts = [ret.value.elts[k] for k in keep]
     if blocks is not None and bc is not None:
         new: list[ast.stmt] = [s for s in bc.body if isinstance(s, ast.Global)]
         pending: list[ast.stmt] = []
