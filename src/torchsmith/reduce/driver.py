@@ -410,7 +410,7 @@ def reduce_program(
                 error=f"nothing to reduce: {result.verdict.value}: {result.reason}",
                 seconds=time.monotonic() - t0,
             )
-        target = Target.from_result(result, options)
+        target = full_target = Target.from_result(result, options)
         log(f"target: {target.describe()} (rung {target.rung}, below {target.below})")
         first = Judge(worker, options, target)
         start = dataclasses.replace(
@@ -479,7 +479,7 @@ def reduce_program(
             def alone(p: Program) -> bool:
                 return script_reproduces(p, options, target=target)
 
-        _confirm(out, reducer.accepted, options, worker, log, alone)
+        _confirm(out, reducer.accepted, options, worker, log, alone, full_target)
         if out.script_reproduces is not None:
             log(f"standalone script reproduces: {out.script_reproduces}")
         out.seconds = time.monotonic() - t0
@@ -496,17 +496,20 @@ def _confirm(
     worker: Worker,
     log: Log,
     alone: Callable[[Program], bool] | None = None,
+    full_target: Target | None = None,
 ) -> None:
     """Check the reduced program on the full ladder and (with ``alone``) as a standalone
     script; fall back to earlier steps when either does not show the failure. When no step's
     script shows it alone, the newest step that holds on the ladder is kept and
-    ``script_reproduces`` says False."""
+    ``script_reproduces`` says False. The full check may match the key the original's full
+    check had (``full_target``) where the rung's key differs (see ``settle_target``)."""
     assert out.target is not None
     full = options.replace(localize=True)
     held: tuple[Program, CheckResult] | None = None
     for candidate in [*reversed(accepted[-3:]), out.original][:4]:
         r = check_program(candidate, full, worker)
-        if not (out.target.matches(r) and r.stage == out.target.stage):
+        same = out.target.matches(r) or (full_target is not None and full_target.matches(r))
+        if not (same and r.stage == out.target.stage):
             log(f"full check of a reduced step gave {r.verdict.value} at {r.stage}: stepping back")
             continue
         if alone is None:
