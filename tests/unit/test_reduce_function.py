@@ -218,3 +218,21 @@ def test_calls_built_by_append_with_an_opaque_before_call_keep_only_prefixes():
     loaded = runtime.load(Program(source=cands["keep calls [0]"], model="fn"), 0)
     assert len(loaded.calls) == 1 and loaded.calls[0].args[1] == 1
     assert function.call_lists(view(APPENDED, "fn")) is not None
+
+
+def test_a_generated_python_family_sequence_program_gets_candidates():
+    """The python family's function programs (``fn`` + ``get_calls`` + ``before_call``) used to
+    get 0 candidates ("no model class or no forward"); now every pass family proposes some."""
+    from torchsmith.generate.pyprog import FRAGMENTS, PyProgOptions, render_program
+
+    names = list(FRAGMENTS)
+    opts = PyProgOptions(sequence_prob=1.0, module_prob=0.0)
+    program = next(
+        p
+        for seed in range(60)
+        if (p := render_program(seed, 0, opts, names)).model == "fn" and "before_call" in p.source
+    )
+    out, r = reduce(program.source, lambda s: run_calls(s) is not None, budget=60)
+    tested = {name: c[0] for name, c in r.counts.items()}
+    assert tested["calls"] >= 1 and tested["drop-statements"] >= 1 and tested["module"] >= 1
+    assert forward_statements(out, "fn") < forward_statements(program.source, "fn")
