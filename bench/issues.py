@@ -94,7 +94,68 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="Append each row here as it is done (JSON lines); rows already there are kept"
         " and their cases skipped (a long run can be resumed).",
     )  # fmt: skip
+    ap.add_argument(
+        "--convert-only", action="store_true",
+        help="Only import each script into the canonical format (AST, nothing run) and print"
+        " how many convert, with the reason for each that does not.",
+    )  # fmt: skip
+    ap.add_argument(
+        "--agree", action="store_true",
+        help="Check each script as it stands and as imported; print whether the two verdicts"
+        " (and stages) agree.",
+    )  # fmt: skip
     return ap.parse_args(argv)
+
+
+def convert_only(cases: list[dict[str, Any]], folder: Path) -> int:
+    """Import every case (AST only) and print the count that converts."""
+    from torchsmith.program.foreign import import_script
+
+    ok = 0
+    for case in cases:
+        path = folder / case["file"]
+        try:
+            import_script(path.read_text(), name=path.stem, path=str(path))
+            ok += 1
+        except ProgramFormatError as e:
+            print(f"XX {case['file']}: {e}")
+    print(f"converted {ok} of {len(cases)} scripts")
+    return 0
+
+
+def agree(cases: list[dict[str, Any]], folder: Path, options: CheckOptions, python: str) -> int:
+    """Check each script as a script and as imported; count the verdicts (and stages) that agree."""
+    from torchsmith.program.foreign import import_script
+
+    same = same_stage = total = 0
+    with Worker(memory_mb=options.memory_mb, python=python) as worker:
+        for case in cases:
+            path = folder / case["file"]
+            t0 = time.perf_counter()
+            try:
+                imported = import_script(path.read_text(), name=path.stem, path=str(path))
+            except ProgramFormatError as e:
+                print(f"-- {case['file']}: not converted: {e}", flush=True)
+                continue
+            a = check_program(load_program(path), options, worker)
+            b = check_program(imported, options, worker)
+            total += 1
+            va, vb = (
+                KIND.get(a.verdict.value, a.verdict.value),
+                KIND.get(b.verdict.value, b.verdict.value),
+            )
+            ok = va == vb or (not a.is_bug and not b.is_bug)
+            same += ok
+            same_stage += ok and a.stage == b.stage
+            sa = a.stage.value if a.stage else None
+            sb = b.stage.value if b.stage else None
+            print(
+                f"{'ok' if ok else 'XX'} {case['file']:48s} script {a.verdict.value}@{sa}"
+                f"  imported {b.verdict.value}@{sb}  {time.perf_counter() - t0:.0f}s",
+                flush=True,
+            )
+    print(f"verdict agrees on {same} of {total}; verdict and stage on {same_stage} of {total}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         cases = [c for c in cases if any(o in c["file"] or o == str(c["issue"]) for o in args.only)]
     options = CheckOptions(timeout=args.timeout, memory_mb=args.memory_mb)
+    if args.convert_only:
+        return convert_only(cases, args.cases.parent)
+    if args.agree:
+        return agree(cases, args.cases.parent, options, args.python)
     rows: list[dict[str, Any]] = []
     if args.rows and args.rows.exists():
         rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]

@@ -2,10 +2,12 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 from torchsmith.check import check_program
 from torchsmith.finding import read_finding, write_finding
 from torchsmith.options import CheckOptions
+from torchsmith.program.format import declared_settings
 from torchsmith.program.load import load_program
 from torchsmith.program.render import render_script
 from torchsmith.reduce import reduce_finding, reduce_program
@@ -149,3 +151,72 @@ def test_cli_reduce_writes_a_standalone_repro_that_fails_alone(tmp_path):
     assert "class Model" in proc.stdout  # the reduced program itself
     alone = run_alone(out.read_text(), tmp_path)
     assert alone.returncode == 1 and "VERDICT: crash" in alone.stdout
+
+
+# -- function programs (issue #26): each reaches <= 3 statements and reproduces standalone ------
+
+
+def _fn_statements(source: str) -> int:
+    fn = view(source, "fn").forward
+    assert fn is not None, source
+    return len(fn.body)
+
+
+def test_python_int_through_cos_under_dynamic_keeps_its_dynamo_crash(worker):
+    """Genuine on torch 2.13: ``x * math.cos(s) ** 2`` with a Python int ``s`` and
+    ``dynamic=True`` crashes Dynamo (fake-tensor propagation of a symbolic pow)."""
+    res = reduce_program(
+        load_program(DATA / "fn_cos_int_dynamic.py"), CheckOptions(), worker=worker, time_budget=90
+    )
+    assert res.confirmed and res.script_reproduces is True, res.error
+    r = res.result
+    assert r.verdict is Verdict.CRASH and r.stage is Stage.DYNAMO
+    assert r.evidence["exc_type"].endswith("TorchRuntimeError")
+    assert _fn_statements(res.reduced.source) <= 3 and "math.cos(s)" in res.reduced.source
+    kwargs, config, _ = declared_settings(res.reduced.source)
+    assert kwargs == {"dynamic": True} and config == {}  # dynamic matters, nothing else does
+    assert "helper" not in res.reduced.source and "SCALE" not in res.reduced.source
+
+
+def test_global_changed_between_calls_reduces_to_one_call(worker):
+    """Planted fault (relu accuracy): three calls with a global set by ``before_call``."""
+    options = CheckOptions(config={RELU_BUG: "accuracy"})
+    res = reduce_program(
+        load_program(DATA / "fn_global_between_calls.py"), options, worker=worker, time_budget=90
+    )
+    assert res.confirmed and res.script_reproduces is True, res.error
+    r = res.result
+    assert r.verdict is Verdict.MISMATCH and r.stage is Stage.INDUCTOR
+    assert _fn_statements(res.reduced.source) <= 3 and "relu" in res.reduced.source
+    assert "get_calls" not in res.reduced.source or "call1" not in res.reduced.source
+    assert "helper" not in res.reduced.source and "float64" not in res.reduced.source
+
+
+def test_opt_in_setting_is_dropped_and_the_needed_one_kept(worker):
+    """Planted fault (relu compile error) declared in ``compile_config`` beside settings the
+    failure does not need (an opt-in pass, a fusion switch)."""
+    res = reduce_program(
+        load_program(DATA / "fn_opt_in_pass.py"), CheckOptions(), worker=worker, time_budget=90
+    )
+    assert res.confirmed and res.script_reproduces is True, res.error
+    r = res.result
+    assert r.verdict is Verdict.CRASH and r.stage is Stage.INDUCTOR
+    kwargs, config, _ = declared_settings(res.reduced.source)
+    assert config == {RELU_BUG: "compile_error"} and kwargs == {}
+    assert _fn_statements(res.reduced.source) <= 3 and "relu" in res.reduced.source
+
+
+def test_pasted_script_aliased_inputs_in_place_write_aotautograd_crash(worker):
+    """Genuine on torch 2.13, from a function script pasted as is (``bench/issues``): an input
+    written in place while a view of it is also an input, under ``aot_eager``; the oracle's
+    inputs (views of one copied storage) make AOTAutograd's view replay fail."""
+    script = Path(__file__).resolve().parents[2] / "bench" / "issues"
+    program = load_program(script / "i198095_synthetic_base_view_output.py", scripts=False)
+    assert program.origin == "foreign" and program.model == "fn"
+    res = reduce_program(program, CheckOptions(), worker=worker, time_budget=90)
+    assert res.confirmed and res.script_reproduces is True, res.error
+    r = res.result
+    assert r.verdict is Verdict.CRASH and r.stage is Stage.AOTAUTOGRAD
+    assert _fn_statements(res.reduced.source) <= 3 and "add_" in res.reduced.source
+    kwargs, _, _ = declared_settings(res.reduced.source)
+    assert kwargs in ({}, {"backend": "aot_eager"})  # the crash is AOTAutograd's, any backend

@@ -303,8 +303,8 @@ def test_inputs_appended_in_a_loop_and_dtype_keyword_chain():
 
 
 def test_error_no_module_class():
-    with pytest.raises(ProgramFormatError, match=r"^repro: no nn.Module subclass"):
-        _script("import torch\nx = torch.randn(3)\nprint(torch.compile(torch.sin)(x))\n")
+    with pytest.raises(ProgramFormatError, match=r"^repro: no nn.Module subclass and no call"):
+        _script("import torch\nx = torch.randn(3)\nprint(x.sin())\n")
 
 
 def test_error_class_never_constructed():

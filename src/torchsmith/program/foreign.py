@@ -89,10 +89,23 @@ def import_script(
 ) -> Program:
     """Convert a repro script into a canonical program (``origin="foreign"``) without running it.
 
-    Raises :class:`ProgramFormatError` naming the file (and line) when the model, its call or
-    its inputs cannot be found.
+    A script that defines no nn.Module, or whose model cannot be found while it calls a
+    compiled function, is converted as a function program
+    (:mod:`~torchsmith.program.foreign_fn`). Raises :class:`ProgramFormatError` naming the file
+    (and line) when the model, its call or its inputs cannot be found.
     """
-    return _Importer(source, name, path, device).run()
+    from torchsmith.program.foreign_fn import import_function_script
+
+    importer = _Importer(source, name, path, device)
+    if not importer.classes:
+        return import_function_script(source, name, path, device)
+    try:
+        return importer.run()
+    except ProgramFormatError as model_error:
+        try:
+            return import_function_script(source, name, path, device)
+        except ProgramFormatError:
+            raise model_error from None
 
 
 class _Importer:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from torchsmith.options import CONFIG_MODULES, CheckOptions
-from torchsmith.program.format import Program
+from torchsmith.program.format import Program, declared_settings
 from torchsmith.verdict import IMPRECISE_MIN_EPS, IMPRECISE_MIN_NUMEL, IMPRECISE_RATIO
 
 _RUNNER = """
@@ -164,9 +164,11 @@ def config_lines(options: CheckOptions) -> list[str]:
 
 def render_script(program: Program, options: CheckOptions | None = None, header: str = "") -> str:
     """A standalone repro script for ``program`` under ``options``; exits 1 when it fails."""
-    options = options or CheckOptions()
+    # What the program declares it is compiled with (compile_kwargs, compile_config) applies
+    # here as in `check`: a repro without `dynamic=True` would not show a dynamic-shape bug.
+    options = (options or CheckOptions()).with_declared(*declared_settings(program.source))
     future, body = _split_future(program.source)
-    has_inputs_global = "get_inputs" not in body
+    has_inputs_global = "get_inputs" not in body and "get_calls" not in body
     parts = [*future]
     head = header.strip() or f"torchsmith repro for {program.name}"
     parts.append("\n".join("# " + line if line else "#" for line in head.splitlines()))

@@ -14,11 +14,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures as cf
 import dataclasses
-import os
 import queue
-import subprocess
-import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterable
@@ -32,8 +28,15 @@ from torchsmith.finding import Finding, update_meta, write_finding
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.program.render import render_script
+from torchsmith.reduce.acceptance import script_reproduces, settle_target
 from torchsmith.reduce.interesting import Attempt, Judge, Target
-from torchsmith.reduce.passes import Context, Pass, default_passes, generic_passes
+from torchsmith.reduce.passes import (
+    Context,
+    Pass,
+    default_passes,
+    function_passes,
+    generic_passes,
+)
 from torchsmith.reduce.probe import Records
 from torchsmith.reduce.source import forward_statements, size_key, undefined_names, unparse, view
 from torchsmith.verdict import CheckResult
@@ -154,7 +157,10 @@ class Reducer:
         for j in judges:
             self.judges.put(j)
         self.n = len(judges)
-        self.passes = default_passes() if passes is None else passes
+        if passes is None:
+            is_fn = view(program.source, program.model).is_function
+            passes = function_passes() if is_fn else default_passes()
+        self.passes = passes
         self.generic = generic_passes() if generic is None else generic
         self.deadline = time.monotonic() + time_budget
         self.generic_budget = max(15.0, GENERIC_SHARE * time_budget)
@@ -238,7 +244,7 @@ class Reducer:
         cur_key, cur_undefined = self._current_facts()
         if key > cur_key or (key == cur_key and not allow_equal):
             return "not smaller"
-        if v.model is None or v.forward is None:
+        if v.forward is None:
             return "no model class or no forward"
         if v.inputs_list() is None and self._has_inputs_list:
             return "the inputs are no longer a list literal"
@@ -355,31 +361,6 @@ class Reducer:
 
 
 # -- the library calls ---------------------------------------------------------------------------
-def script_reproduces(
-    program: Program, options: CheckOptions, timeout: float | None = None
-) -> bool:
-    """Render ``program`` as a standalone script, run it alone, and say whether it exits 1."""
-
-    with tempfile.TemporaryDirectory(prefix="torchsmith-repro-") as d:
-        path = os.path.join(d, "repro.py")
-        with open(path, "w") as f:
-            f.write(render_script(program, options))
-        env = dict(os.environ)
-        env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-        try:
-            proc = subprocess.run(
-                [sys.executable, path],
-                capture_output=True,
-                text=True,
-                timeout=timeout or options.timeout,
-                env=env,
-                cwd=d,
-            )
-        except subprocess.TimeoutExpired:
-            return False
-        return proc.returncode == 1 and "VERDICT:" in proc.stdout
-
-
 def reduce_program(
     program: Program,
     options: CheckOptions | None = None,
@@ -391,6 +372,7 @@ def reduce_program(
     passes: list[tuple[str, Pass]] | None = None,
     generic: bool = True,
     verify_script: bool = True,
+    reruns: int = 3,
     log: Log | None = None,
 ) -> ReductionResult:
     """Reduce ``program`` while it fails the same way under ``options``.
@@ -400,6 +382,13 @@ def reduce_program(
     crash-safe workers (the others are started here and closed at the end). ``time_budget``
     bounds the search, not the initial and final checks. ``passes`` replaces the domain passes
     (the tests run single passes); ``generic=False`` skips pysource-minimize.
+
+    No drift: the original is first re-run ``reruns`` times under the stage's rung; a failure
+    that does not show every time is reported as flaky (``stats["flaky_rate"]``), not reduced.
+    Every accepted candidate fails the same way and keeps the kinds of its inputs
+    (:mod:`~torchsmith.reduce.kinds`); with ``verify_script`` the result is the newest step
+    whose rendered script, run alone, shows the failure (earlier steps are tried when it does
+    not).
     """
     options = options or CheckOptions()
     log = log or (lambda line: None)
@@ -421,12 +410,29 @@ def reduce_program(
                 error=f"nothing to reduce: {result.verdict.value}: {result.reason}",
                 seconds=time.monotonic() - t0,
             )
-        target = Target.from_result(result, options)
+        target = full_target = Target.from_result(result, options)
         log(f"target: {target.describe()} (rung {target.rung}, below {target.below})")
         first = Judge(worker, options, target)
         start = dataclasses.replace(
             program, source=unparse(view(program.source, program.model).tree)
         )
+        target, shown = settle_target(first, start, target, reruns, log)
+        if shown == 0:
+            start = program
+            target, shown = settle_target(first, start, target, reruns, log)
+        if 0 < shown < max(1, reruns):
+            rate = shown / max(1, reruns)
+            return ReductionResult(
+                program,
+                program,
+                target,
+                result,
+                False,
+                stats={"flaky_rate": rate},
+                error=f"flaky: the failure showed in {shown} of {reruns} runs at {target.rung}"
+                f" ({rate:.0%}); not reduced",
+                seconds=time.monotonic() - t0,
+            )
         base = first.test(start)
         if not base.interesting:
             base = first.test(program)
@@ -450,6 +456,11 @@ def reduce_program(
             w = Worker(memory_mb=options.memory_mb)
             own.append(w)
             judges.append(Judge(w, options, target, timeout))
+        kinds = first.input_kinds(start)
+        if kinds is None:
+            log("the inputs' kinds could not be read: kinds are not checked")
+        for j in judges:
+            j.kinds = kinds
         reducer = Reducer(
             start,
             target,
@@ -462,9 +473,14 @@ def reduce_program(
         reduced = reducer.run()
         out = ReductionResult(program, reduced, target, None, True, attempts=reducer.attempts)
         out.stats = reducer.stats()
-        _confirm(out, reducer.accepted, options, worker, log)
-        if verify_script and out.confirmed:
-            out.script_reproduces = script_reproduces(out.reduced, options)
+        alone = None
+        if verify_script:
+
+            def alone(p: Program) -> bool:
+                return script_reproduces(p, options, target=target)
+
+        _confirm(out, reducer.accepted, options, worker, log, alone, full_target)
+        if out.script_reproduces is not None:
             log(f"standalone script reproduces: {out.script_reproduces}")
         out.seconds = time.monotonic() - t0
         return out
@@ -474,17 +490,41 @@ def reduce_program(
 
 
 def _confirm(
-    out: ReductionResult, accepted: list[Program], options: CheckOptions, worker: Worker, log: Log
+    out: ReductionResult,
+    accepted: list[Program],
+    options: CheckOptions,
+    worker: Worker,
+    log: Log,
+    alone: Callable[[Program], bool] | None = None,
+    full_target: Target | None = None,
 ) -> None:
-    """Check the reduced program on the full ladder; fall back to earlier steps if it moved."""
+    """Check the reduced program on the full ladder and (with ``alone``) as a standalone
+    script; fall back to earlier steps when either does not show the failure. When no step's
+    script shows it alone, the newest step that holds on the ladder is kept and
+    ``script_reproduces`` says False. The full check may match the key the original's full
+    check had (``full_target``) where the rung's key differs (see ``settle_target``)."""
     assert out.target is not None
     full = options.replace(localize=True)
+    held: tuple[Program, CheckResult] | None = None
     for candidate in [*reversed(accepted[-3:]), out.original][:4]:
         r = check_program(candidate, full, worker)
-        if out.target.matches(r) and r.stage == out.target.stage:
+        same = out.target.matches(r) or (full_target is not None and full_target.matches(r))
+        if not (same and r.stage == out.target.stage):
+            log(f"full check of a reduced step gave {r.verdict.value} at {r.stage}: stepping back")
+            continue
+        if alone is None:
             out.reduced, out.result, out.confirmed = candidate, r, True
             return
-        log(f"full check of a reduced step gave {r.verdict.value} at {r.stage}: stepping back")
+        held = held or (candidate, r)
+        if alone(candidate):
+            out.reduced, out.result, out.confirmed = candidate, r, True
+            out.script_reproduces = True
+            return
+        log("the standalone script of a reduced step does not show the failure: stepping back")
+    if held is not None:
+        out.reduced, out.result, out.confirmed = held[0], held[1], True
+        out.script_reproduces = False
+        return
     out.reduced, out.confirmed = out.original, False
     out.error = "no reduced step kept the failure on the full backend ladder"
 

@@ -30,6 +30,9 @@ from torchsmith.execute.worker import Worker
 from torchsmith.localize import LADDER, RUNG_STAGE
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
+from torchsmith.reduce.kinds import FUNCTION as KINDS_FUNCTION
+from torchsmith.reduce.kinds import Kinds, keeps_kinds
+from torchsmith.reduce.kinds import describe as describe_kinds
 from torchsmith.reduce.probe import FUNCTION as PROBE_FUNCTION
 from torchsmith.reduce.probe import Records, instrument
 from torchsmith.verdict import CheckResult, Stage, Verdict
@@ -98,6 +101,8 @@ class Judge:
         self.target = target
         self.timeout = timeout or options.timeout
         self.jobs = 0
+        #: The original's input kinds: when set, a candidate must keep them (tensor stays tensor).
+        self.kinds: Kinds | None = None
 
     def run(self, program: Program, backend: str) -> CheckResult:
         self.jobs += 1
@@ -130,7 +135,21 @@ class Judge:
                     r.verdict.value,
                     f"{low.verdict.value} already at {tgt.below}: the stage would move",
                 )
+        if self.kinds is not None:
+            got = self.input_kinds(program)
+            if got is None or not keeps_kinds(got, self.kinds):
+                what = describe_kinds(got) if got is not None else "unreadable"
+                return done(False, r.verdict.value, f"inputs changed kind: {what}")
         return done(True, r.verdict.value)
+
+    def input_kinds(self, program: Program) -> Kinds | None:
+        """The kinds of ``program``'s call arguments (a load in the worker, nothing compiled)."""
+        self.jobs += 1
+        req = Request.call(KINDS_FUNCTION, program, self.options)
+        out = self.worker.run(req, self.timeout, self.options.memory_mb)
+        if out.status != "result" or not out.result:
+            return None
+        return list(out.result["calls"])
 
     def probe(self, program: Program) -> Records | None:
         """The intermediate values of ``program``'s forward (None when it cannot be probed)."""

@@ -63,7 +63,15 @@ class View:
         return None
 
     @property
+    def is_function(self) -> bool:
+        """The target is a module-level function (``fn``), not an nn.Module class."""
+        return self.model is None and self.function(self.model_name) is not None
+
+    @property
     def forward(self) -> ast.FunctionDef | None:
+        """``Model.forward``; for a function program the function itself."""
+        if self.is_function:
+            return self.function(self.model_name)
         return self.method("forward")
 
     @property
@@ -101,7 +109,7 @@ class View:
         a = fwd.args
         if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
             return None
-        return a.args[1:]
+        return a.args if self.is_function else a.args[1:]
 
 
 def view(source: str, model: str = "Model") -> View:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from torchsmith.reduce.passes import cleanup, cut, forward, inline, shrink
+from torchsmith.reduce.passes import cleanup, cut, forward, function, inline, shrink
 from torchsmith.reduce.passes.base import Candidate, Context, Pass
 
-__all__ = ["Candidate", "Context", "Pass", "default_passes", "generic_passes"]
+__all__ = [
+    "Candidate", "Context", "Pass", "default_passes", "function_passes", "generic_passes",
+]  # fmt: skip
 
 
 def default_passes() -> list[tuple[str, Pass]]:
@@ -34,6 +36,24 @@ def default_passes() -> list[tuple[str, Pass]]:
         ("layers", shrink.shrink_layers),
         ("shapes", shrink.shrink_shapes),
         ("dtypes", shrink.simplify_dtypes),
+        ("fold", forward.fold),
+    ]
+
+
+def function_passes() -> list[tuple[str, Pass]]:
+    """The passes for a function program (``fn``), cheap deletions first, then
+    simplifications: fewer calls, outputs and statements, helpers inlined and the module
+    cleaned, settings dropped, then arguments, shapes, scalars and dtypes simplified."""
+    return [
+        ("calls", function.drop_calls),
+        ("drop-outputs", forward.drop_outputs),
+        ("return-value", forward.return_value),
+        ("drop-statements", forward.drop_statements),
+        ("args", function.drop_args),
+        ("inline-helpers", function.inline_helpers),
+        ("module", function.drop_module),
+        ("settings", function.drop_settings),
+        ("simplify-args", function.simplify_args),
         ("fold", forward.fold),
     ]
 

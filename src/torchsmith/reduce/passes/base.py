@@ -48,7 +48,8 @@ def drop_params(v: View, names: set[str], *, simple_only: bool = True) -> bool:
     if changed:
         fwd = v.forward
         assert fwd is not None
-        fwd.args.args = [fwd.args.args[0]] + [p for p, _ in keep]
+        first = [] if v.is_function else [fwd.args.args[0]]
+        fwd.args.args = first + [p for p, _ in keep]
         lst.elts = [e for _, e in keep]
     return changed
 

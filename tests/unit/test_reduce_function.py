@@ -1,0 +1,238 @@
+"""Reduction of function programs (``fn`` + calls) with fake predicates: nothing is compiled.
+
+The predicates run the candidate eagerly in this process (``oracle.runtime``), so a candidate
+that breaks the program (a name left undefined, a call that no longer runs) is never taken.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import torch
+
+from torchsmith.oracle import runtime
+from torchsmith.program.format import Program, declared_settings
+from torchsmith.reduce.driver import Reducer
+from torchsmith.reduce.interesting import Attempt, Target
+from torchsmith.reduce.kinds import keeps_kinds, kind_of
+from torchsmith.reduce.passes import forward, function, function_passes
+from torchsmith.reduce.source import forward_statements, parse, unparse, view
+from torchsmith.verdict import Stage, Verdict
+
+TARGET = Target(Verdict.MISMATCH, Stage.INDUCTOR, ("mismatch",), "inductor", None, None)
+
+
+def src(text: str) -> str:
+    return unparse(parse(textwrap.dedent(text)))
+
+
+def run_calls(source: str) -> list[object] | None:
+    """Every call's output, with before_call, as the oracle runs them (None: it raises)."""
+    try:
+        loaded = runtime.load(Program(source=source, model="fn"), 0)
+        outs = []
+        for i, (args, kwargs) in enumerate(loaded.calls):
+            if loaded.before_call is not None:
+                loaded.before_call(i, loaded.target)
+            outs.append(loaded.target(*args, **kwargs))
+        return outs
+    except Exception:
+        return None
+
+
+class FakeJudge:
+    def __init__(self, pred):
+        self.pred, self.jobs = pred, 0
+
+    def test(self, program: Program) -> Attempt:
+        self.jobs += 1
+        ok = bool(self.pred(program.source))
+        return Attempt(ok, "mismatch" if ok else "pass")
+
+    def probe(self, program: Program):
+        return None
+
+
+def reduce(source: str, pred, passes=None, budget: float = 60.0):
+    program = Program(source=source, model="fn")
+    r = Reducer(program, TARGET, [FakeJudge(pred)], passes=passes, generic=[], time_budget=budget)
+    return r.run().source, r
+
+
+SEQUENCE = src(
+    """
+    import math
+    import torch
+
+    SCALE = 1.0
+
+    def helper(v):
+        w = v.abs()
+        return w + 1
+
+    def fn(x, y, s):
+        a = helper(x) * SCALE
+        b = torch.relu(a) * s
+        c = y.t().sum()
+        return b, c
+
+    def get_calls():
+        torch.manual_seed(0)
+        x = torch.randn(8, 16, dtype=torch.float64)
+        y = torch.randn(6, 4).t()
+        call0 = [x, y, 0.5]
+        call1 = [x, y, 2.5]
+        call2 = [x, y, 4.5]
+        return [call0, call1, call2]
+
+    def before_call(i, target):
+        global SCALE
+        if i == 0:
+            SCALE = 1.0
+        if i == 1:
+            SCALE = -2.0
+        if i == 2:
+            SCALE = 3.0
+
+    compile_kwargs = {"dynamic": True, "fullgraph": True, "mode": "default"}
+    compile_config = {"inductor.freezing": True, "inductor.cpp.simdlen": 8}
+    """
+)
+
+
+def _needs_relu_dynamic_and_a_negative_scale(source: str) -> bool:
+    """The stand-in failure: ``fn`` still calls relu, every call runs, one ran with SCALE < 0
+    (set by ``before_call``), and the program is compiled with ``dynamic``."""
+    fn = view(source, "fn").forward
+    if fn is None or "relu" not in ast.unparse(fn) or "dynamic" not in declared_settings(source)[0]:
+        return False
+    if run_calls(source) is None:
+        return False
+    loaded = runtime.load(Program(source=source, model="fn"), 0)
+    seen: list[float] = []
+    for i in range(len(loaded.calls)):
+        if loaded.before_call is not None:
+            loaded.before_call(i, loaded.target)
+        seen.append(loaded.module.__dict__.get("SCALE", 1.0))
+    return any(s < 0 for s in seen)
+
+
+def test_function_program_reduces_calls_helpers_settings_and_arguments():
+    out, r = reduce(SEQUENCE, _needs_relu_dynamic_and_a_negative_scale)
+    assert forward_statements(out, "fn") <= 2, out
+    kwargs, config, _ = declared_settings(out)
+    assert kwargs == {"dynamic": True} and config == {}  # only the key the failure needs
+    assert "helper" not in out and "y" not in out.split("def fn", 1)[1].split(":", 1)[0]
+    loaded = runtime.load(Program(source=out, model="fn"), 0)
+    assert len(loaded.calls) == 1  # one call, with the state the dropped calls left
+    loaded.before_call(0, loaded.target)
+    assert loaded.module.__dict__["SCALE"] == -2.0
+    assert "float64" not in out and "randn(1" in out  # plain dtype, small shape
+    assert r.counts["calls"][1] >= 1 and r.counts["settings"][1] >= 3
+
+
+def test_keeping_one_call_merges_the_state_of_the_calls_before_it():
+    v = view(SEQUENCE, "fn")
+    assert function._keep_calls(v, [2])
+    out = unparse(v.tree)
+    loaded = runtime.load(Program(source=out, model="fn"), 0)
+    assert len(loaded.calls) == 1 and loaded.calls[0].args[2] == 4.5
+    loaded.before_call(0, loaded.target)
+    assert loaded.module.__dict__["SCALE"] == 3.0  # blocks 0, 1, 2 ran, in order
+    text = out.split("def before_call", 1)[1]
+    assert text.count("if i == 0") == 1 and "i == 1" not in text
+
+
+def test_simplify_args_keeps_every_argument_of_its_kind():
+    program = Program(source=SEQUENCE, model="fn")
+    from torchsmith.reduce.passes.base import Context
+
+    labels = []
+    for label, cand in function.simplify_args(Context(program)):
+        labels.append(label)
+        outs = run_calls(cand)
+        if outs is None:
+            continue
+        before = runtime.load(Program(source=SEQUENCE, model="fn"), 0).calls
+        after = runtime.load(Program(source=cand, model="fn"), 0).calls
+        for b, a in zip(before, after):
+            assert [kind_of(x) for x in a.args] == [kind_of(x) for x in b.args], label
+    assert "input layout 0: contiguous" in labels
+    assert "scalar argument 0: 0.5 -> 0.0" in labels
+    assert "input dtype 0: float64 -> float32" in labels
+    assert not any("-> 0)" in lab or "0.5 -> 0 " in lab for lab in labels)
+
+
+def test_kinds_may_drop_arguments_and_calls_but_never_change_them():
+    orig = [["tensor", "int"], ["tensor", "float"]]
+    assert keeps_kinds([["tensor", "int"]], orig)
+    assert keeps_kinds([["int"]], orig)  # the tensor argument dropped
+    assert keeps_kinds([["float"]], orig)  # the first call dropped
+    assert not keeps_kinds([["int", "int"]], orig)  # the tensor became an int
+    assert not keeps_kinds([["float"], ["tensor", "int"]], orig)  # calls reordered
+    assert kind_of([torch.ones(1), 0.5, {"k": 2}]) == ["tensor", "float", {"k": "int"}]
+
+
+def test_forward_passes_work_on_fn():
+    out, _ = reduce(
+        SEQUENCE,
+        lambda s: "relu" in s.split("def get_calls", 1)[0] and run_calls(s) is not None,
+        passes=[("return-value", forward.return_value), ("drop-outputs", forward.drop_outputs)],
+    )
+    fn = out.split("def fn", 1)[1].split("def get_calls", 1)[0]
+    assert "relu" in fn and ".t()" not in fn
+    assert [n for n, _ in function_passes()][0] == "calls"
+
+
+APPENDED = src(
+    """
+    import torch
+
+    class CFG:
+        gain = 1.0
+
+    def fn(x, n):
+        return torch.relu(x) * CFG.gain * n
+
+    def get_calls():
+        g = torch.Generator().manual_seed(1)
+        calls = []
+        x = torch.randn(2, 3, generator=g)
+        calls.append([x, 1])
+        x = torch.randn(4, 3, generator=g)
+        calls.append([x, 2])
+        return calls
+
+    def before_call(i, target):
+        CFG.gain = (0.5, -1.0)[i]
+    """
+)
+
+
+def test_calls_built_by_append_with_an_opaque_before_call_keep_only_prefixes():
+    from torchsmith.reduce.passes.base import Context
+
+    cands = dict(function.drop_calls(Context(Program(source=APPENDED, model="fn"))))
+    assert list(cands) == ["keep calls [0]"]  # [1] alone would see another gain
+    loaded = runtime.load(Program(source=cands["keep calls [0]"], model="fn"), 0)
+    assert len(loaded.calls) == 1 and loaded.calls[0].args[1] == 1
+    assert function.call_lists(view(APPENDED, "fn")) is not None
+
+
+def test_a_generated_python_family_sequence_program_gets_candidates():
+    """The python family's function programs (``fn`` + ``get_calls`` + ``before_call``) used to
+    get 0 candidates ("no model class or no forward"); now every pass family proposes some."""
+    from torchsmith.generate.pyprog import FRAGMENTS, PyProgOptions, render_program
+
+    names = list(FRAGMENTS)
+    opts = PyProgOptions(sequence_prob=1.0, module_prob=0.0)
+    program = next(
+        p
+        for seed in range(60)
+        if (p := render_program(seed, 0, opts, names)).model == "fn" and "before_call" in p.source
+    )
+    out, r = reduce(program.source, lambda s: run_calls(s) is not None, budget=60)
+    tested = {name: c[0] for name, c in r.counts.items()}
+    assert tested["calls"] >= 1 and tested["drop-statements"] >= 1 and tested["module"] >= 1
+    assert forward_statements(out, "fn") < forward_statements(program.source, "fn")
