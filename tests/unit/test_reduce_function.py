@@ -223,7 +223,7 @@ def test_calls_built_by_append_with_an_opaque_before_call_keep_only_prefixes():
 def test_a_generated_python_family_sequence_program_gets_candidates():
     """The python family's function programs (``fn`` + ``get_calls`` + ``before_call``) used to
     get 0 candidates ("no model class or no forward"); now every pass family proposes some."""
-    from torchsmith.generate.pyprog import FRAGMENTS, PyProgOptions, render_program
+    from torchsmith.generate.python.generator import FRAGMENTS, PyProgOptions, render_program
 
     names = list(FRAGMENTS)
     opts = PyProgOptions(sequence_prob=1.0, module_prob=0.0)
