@@ -365,6 +365,8 @@ class OpInfoGenerator(ValidatedFamily):
     """The ``opinfo`` generator (see the module docstring). Options as keywords or CLI strings."""
 
     name = "opinfo"
+    #: imported where programs are generated (generate.availability): op_db needs expecttest
+    requires = ("numpy", "expecttest", "torch.testing._internal.common_methods_invocations")
 
     def __init__(self, worker: Any = None, **options: Any) -> None:
         self.opts = typed_options(OpInfoOptions, options, "opinfo generator")

@@ -204,6 +204,8 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
             t.add_row(f["family"], str(f["programs"]), f"{valid:.1f}", str(f["findings"]),
                       str(f["bugs"]), f"{rate:.1f}")  # fmt: skip
         console.print(t)
+    for family, reason in (s.get("families_left_out") or {}).items():
+        console.print(f"family {family} left out: {reason}", highlight=False, markup=False)
     fd = s["findings_dir"]
     new = [b for b in s["bug_list"] if not b["known"]]
     known = [b for b in s["bug_list"] if b["known"]]
