@@ -39,7 +39,7 @@ from torchsmith.check import CheckError, check_eager, check_program
 from torchsmith.execute.pool import Slot, WorkerPool
 from torchsmith.execute.ray_pool import ActorLost
 from torchsmith.finding import FINDINGS, Finding, FindingMeta, read_finding, write_finding
-from torchsmith.generate.mix import family_of
+from torchsmith.generate import availability, mix
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.program.format import Program
 from torchsmith.program.ops import program_size, source_ops
@@ -52,8 +52,7 @@ MAX_ERRORS_BEFORE_FIRST_CHECK = 5
 # -- the campaign --------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Packed:
-    """A seed's program from a packing round, its generation time and, when checked in the
-    pack, its verdict and equal share of the pack's in-worker and wall time (else None)."""
+    """A seed's program from a packing round; verdict and time shares only when checked in it."""
 
     program: Program | None
     result: CheckResult | None = None
@@ -255,7 +254,8 @@ class Campaign:
         try:
             recorded = writer.call(self._prepare)
             self.seeds = SeedSource(cfg.seed, cfg.count, recorded)
-            if self._shared_gen is None:
+            if self._shared_gen is None:  # families that cannot run here: left out, one message
+                self.config = availability.runnable(cfg, self.progress, writer, not self._factory)
                 self._new_generator()  # a bad generator name or option fails here, not in a slot
             pool = WorkerPool(
                 cfg.jobs,
@@ -411,8 +411,7 @@ class Campaign:
         seed: int,
         given: Packed | None = None,
     ) -> ProgramRow | None:
-        """Generate, check and record ``seed``; ``given``: its program already (from a packing
-        round), and its verdict when it was checked in the pack."""
+        """Generate, check and record ``seed``; ``given``: its program (and verdict) from a pack."""
         cfg, w = self.config, slot.worker
         name = getattr(gen, "name", None) or cfg.generator
         row = ProgramRow(seed=seed, generator=str(name), options=cfg.options.to_dict())
@@ -433,7 +432,7 @@ class Campaign:
             row.status = "no-program"
         result = None
         if program is not None:
-            row.generator = family_of(program, row.generator)
+            row.generator = mix.family_of(program, row.generator)
             row.name, row.digest = program.name, program.digest
             row.lines, row.ops = program_size(program)
             ops = source_ops(program.source)

@@ -68,6 +68,7 @@ def summarize(
         "bug_list": bugs,
         "fault_list": [b.to_dict() for b in all_bugs if b.category == "fault"],
         "families": store.families(),
+        "families_left_out": params.get("families_left_out") or {},
         "phase_means": store.phase_means(),
         "nodes": store.nodes(),
         "findings_dir": str(store.path.parent / FINDINGS),

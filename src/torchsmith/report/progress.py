@@ -228,6 +228,8 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
                 f"{rate:.1f}",
             )
         console.print(t)
+    for family, reason in (s.get("families_left_out") or {}).items():
+        console.print(f"family {family} left out: {reason}", highlight=False, markup=False)
     fd = s["findings_dir"]
     groups = {lab: [b for b in s["bug_list"] if b.get("label", "new") == lab] for lab in LABELS}
     for lab, title in LABELS.items():

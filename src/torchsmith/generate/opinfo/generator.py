@@ -366,6 +366,8 @@ class OpInfoGenerator(ValidatedFamily):
     Options = OpInfoOptions  # its options, parsed by ``typed_options``
 
     name = "opinfo"
+    #: imported where programs are generated (generate.availability): op_db needs expecttest
+    requires = ("numpy", "expecttest", "torch.testing._internal.common_methods_invocations")
 
     def setup(self) -> None:
         if self.opts.mode is not None and self.opts.mode not in MODES:
