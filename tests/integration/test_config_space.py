@@ -34,7 +34,7 @@ def test_a_planted_fault_is_bisected_to_its_one_key(tmp_path):
         count=1,
         pack=1,
         generator="graph",
-        gen_options={"ops": "relu,add,sin,mul", "max_nodes": 4},
+        gen_options={"ops": "relu,add,sin,mul", "max_nodes": 4, "shapes": "random"},
         options=CheckOptions(timeout=120, localize=False),
         config_space=str(table),
     )
