@@ -263,7 +263,7 @@ def test_boundary_programs_mark_dimensions_dynamic_that_can_be():
 
 
 def test_shapes_mixed_is_the_default_and_holds_a_fifth_of_the_seeds():
-    from torchsmith.generate.graph.shapes import uses_boundary
+    from torchsmith.generate.shapes import uses_boundary
 
     assert GenOptions().shapes == "mixed"
     share = sum(uses_boundary("mixed", s) for s in range(1000)) / 1000

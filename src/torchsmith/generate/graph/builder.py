@@ -26,7 +26,6 @@ import torch.nn.functional as F
 from torchsmith.generate.graph.operands import GlueMixin
 from torchsmith.generate.graph.options import GenOptions, compile_filter
 from torchsmith.generate.graph.render import HELPERS
-from torchsmith.generate.graph.shapes import boundary_shape, dynamic_marks, uses_boundary
 from torchsmith.generate.graph.spec import REGISTRY, OpSpec
 from torchsmith.generate.graph.values import (
     Reject,
@@ -37,6 +36,7 @@ from torchsmith.generate.graph.values import (
     fmt,
     is_float,
 )
+from torchsmith.generate.shapes import boundary_shape, dynamic_marks, uses_boundary
 
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 _INPUT_NAMES = ("x", "y", "z", "u", "v", "w")

@@ -6,8 +6,8 @@ import dataclasses
 import fnmatch
 import re
 
-from torchsmith.generate.graph.shapes import SHAPES
 from torchsmith.generate.graph.values import ALL_DTYPES
+from torchsmith.generate.shapes import SHAPES
 
 
 @dataclasses.dataclass(frozen=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from torchsmith.generate.graph.shapes import gemm_size
 from torchsmith.generate.graph.spec import need, op
 from torchsmith.generate.graph.values import FLOAT_DTYPES, Reject, Val, dot_range, dtype_src, fits
+from torchsmith.generate.shapes import gemm_size
 
 
 def dot_fit(b, x: Val, y: Val, k: int, extra: tuple[float, float] = (0.0, 0.0)):

@@ -1,5 +1,6 @@
-"""Boundary sizes on purpose (``shapes=boundary``): 0, 1, primes, and the sizes around the CPU
-vector width and the tile sizes Inductor's C++ kernels and GEMM templates use.
+"""Boundary sizes on purpose (``shapes=boundary``, graph and opinfo families): 0, 1, primes,
+and the sizes around the CPU vector width and the tile sizes Inductor's C++ kernels and GEMM
+templates use.
 
 A float32 vector holds 8 lanes with AVX2 and 16 with AVX512; Inductor's CPU kernels tile by
 multiples of the lane count and handle the rest in a tail loop, and its GEMM templates block by
@@ -100,3 +101,15 @@ def dynamic_marks(rng: random.Random, shapes: list[tuple[int, ...]]) -> list[tup
         if dims and rng.random() < 0.5:
             marks.append((i, rng.choice(dims)))
     return marks
+
+
+#: OpInfo's sample builders size their tensors by module constants (``XS=3, S=5, M=10, L=20``
+#: in ``torch.testing._internal.opinfo.core``): boundary programs of the ``opinfo`` family
+#: build their samples with these replaced (see :func:`opinfo_sizes`).
+OPINFO_SIZES = {"XS": (1, 2, 3), "S": (7, 9, 13), "M": (15, 16, 17), "L": (31, 33)}
+
+
+def opinfo_sizes(seed: int) -> dict[str, int]:
+    """The constants one boundary ``opinfo`` program's samples are built with (seeded)."""
+    rng = random.Random(f"opinfo-sizes-{seed}")
+    return {name: rng.choice(choices) for name, choices in OPINFO_SIZES.items()}
