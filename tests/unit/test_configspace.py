@@ -361,3 +361,25 @@ def test_the_loop_samples_bisects_records_and_steers(tmp_path, monkeypatch):
             assert config.get(key) is not False
     assert campaign.space.yields[key][1] == len(bugs)
     assert campaign.space.weights()[key] == max(campaign.space.weights().values())
+
+
+def test_the_library_call_checks_then_bisects(monkeypatch):
+    seen = []
+
+    def fake_check(program, options, worker):
+        seen.append(dict(options.config))
+        bad = options.config.get("inductor.freezing") is True
+        return result() if bad else result(Verdict.PASS, None)
+
+    monkeypatch.setattr(session, "check_program", fake_check)
+    prog = Gen().generate(0, None)
+    base = CheckOptions(config={"inductor.size_asserts": False})  # the user's own, kept
+    both = {"inductor.freezing": True, "dynamo.capture_scalar_outputs": True}
+    found = session.bisect_program(prog, both, base, worker=object())
+    assert found is not None and found.settings == {"inductor.freezing": True}
+    assert all(c["inductor.size_asserts"] is False for c in seen)
+    assert seen[:2] == [{**base.config, **both}, base.config]  # the sample, then none
+    assert (
+        session.bisect_program(prog, {"dynamo.capture_scalar_outputs": True}, base, object())
+        is None
+    )

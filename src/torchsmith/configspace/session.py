@@ -14,6 +14,8 @@
   the entry and *bug findings* the bugs whose minimal set holds it. With no yields yet the
   draw depends on the seed alone.
 
+:func:`bisect_program` is the library call: one program under given settings, bisected.
+
 The table is resolved once, on the first sampled program, against the worker's own torch
 (:mod:`.present`): a worker under ``--python`` may run another release than the parent.
 """
@@ -24,7 +26,7 @@ import threading
 from typing import Any
 
 from torchsmith.check import CheckError, check_program
-from torchsmith.configspace.bisect import minimal_settings
+from torchsmith.configspace.bisect import Bisection, minimal_settings
 from torchsmith.configspace.space import Space, load_space
 from torchsmith.execute.protocol import Request
 from torchsmith.generate.mix import BOOST, PRIOR
@@ -124,3 +126,32 @@ class ConfigSampler:
             if bug:
                 for key in minimal:
                     self.yields.setdefault(key, [0, 0])[1] += 1
+
+
+def bisect_program(
+    program: Program,
+    settings: dict[str, Any],
+    options: CheckOptions | None = None,
+    worker: Any = None,
+) -> Bisection | None:
+    """The library call: check ``program`` under ``settings`` (``--config`` keys) on top of
+    ``options``; when it fails (a compiler bug or a fault), the minimal set of ``settings`` it
+    needs (:func:`~torchsmith.configspace.bisect.minimal_settings`), else None. One worker
+    (``worker``, else a fresh one) runs every check."""
+    from torchsmith.execute.worker import Worker
+
+    base = options or CheckOptions()
+    own = worker is None
+    worker = worker or Worker(memory_mb=base.memory_mb)
+    try:
+
+        def check(trial: dict[str, Any]) -> CheckResult:
+            return check_program(program, base.replace(config={**base.config, **trial}), worker)
+
+        result = check(settings)
+        if not result.finding_kind:
+            return None
+        return minimal_settings(settings, result, check)
+    finally:
+        if own:
+            worker.close()
