@@ -59,8 +59,17 @@ def corpus(cases_file: Path, found_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
-def sign(item: dict[str, Any], options: CheckOptions, worker: Worker, reduce: float | None):
-    """(readable signature, how it was signed) of the item's failure here, or (None, why)."""
+def sign(
+    item: dict[str, Any],
+    options: CheckOptions,
+    worker: Worker,
+    reduce: float | None,
+    args_all: bool = False,
+):
+    """(readable signature, how it was signed) of the item's failure here, or (None, why). A
+    wrong output is reduced (its signature names ops, which reduction narrows); a crash is
+    signed by its exception and message, which reduction keeps, so it is reduced only with
+    ``args_all``."""
     try:
         program = load_program(item["path"], scripts=False)
         how = "imported"
@@ -69,7 +78,7 @@ def sign(item: dict[str, Any], options: CheckOptions, worker: Worker, reduce: fl
     result = check_program(program, options, worker)
     if not result.is_bug:
         return None, f"{result.verdict.value} here"
-    if reduce and how == "imported":
+    if reduce and how == "imported" and (args_all or result.verdict.is_wrong_output):
         from torchsmith.reduce import reduce_program
 
         res = reduce_program(
@@ -86,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", type=Path, default=HERE / "issues" / "cases.json")
     ap.add_argument("--found", type=Path, default=HERE / "found")
     ap.add_argument("--reduce", nargs="?", type=float, const=60.0, default=None, metavar="SECONDS")
+    ap.add_argument("--reduce-all", action="store_true", help="Reduce crashes too.")
     ap.add_argument("--only", nargs="*", default=None, help="File names or issue numbers.")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--out", type=Path, default=TABLE)
@@ -105,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         for item in items:
             t0 = time.perf_counter()
             try:
-                readable, how = sign(item, options, worker, args.reduce)
+                readable, how = sign(item, options, worker, args.reduce, args.reduce_all)
             except (ProgramFormatError, RuntimeError) as e:
                 readable, how = None, f"error: {e}"[:120]
             print(f"{item['source']:60s} {how:12s} {readable}  {time.perf_counter() - t0:.0f}s")

@@ -6,6 +6,7 @@ first K programs) and the verdicts of the ``check`` oracle (``--check K``).
 
     python bench/validity.py -n 1000
     python bench/validity.py -n 200 --compile 50 --check 20 --edge-values
+    python bench/validity.py -n 100 --shapes boundary --compile 100
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--dtypes", default=None, help="comma-separated dtypes for inputs")
     p.add_argument("--edge-values", action="store_true")
+    p.add_argument(
+        "--shapes",
+        default=GenOptions.shapes,
+        help="mixed (default: 20%% of seeds boundary sizes), boundary (every seed) or random",
+    )
     p.add_argument(
         "--compile",
         type=int,
@@ -88,6 +94,7 @@ def run_check(
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     kw = {"max_nodes": args.max_nodes, "ops": args.ops, "edge_values": args.edge_values}
+    kw["shapes"] = args.shapes
     if args.dtypes:
         kw["dtypes"] = tuple(d.strip() for d in args.dtypes.split(",") if d.strip())
     opts = GenOptions(**kw)

@@ -66,6 +66,8 @@ class FindingMeta:
     original_signature: str | None = None
     reduction: dict[str, Any] = dataclasses.field(default_factory=dict)
     minified_from: str | None = None
+    config_settings: dict[str, Any] | None = None  # fuzz --config-space: the minimal failing set
+    config_sampled: dict[str, Any] | None = None  # the sampled settings it was found under
 
     @property
     def torch(self) -> str | None:

@@ -21,7 +21,7 @@ from .crashy_generator import CrashyGenerator
 
 RELU_BUG = "inductor.cpp.inject_relu_bug_TESTING_ONLY"
 ROOT = Path(__file__).parent.parent.parent
-RELU_GEN = {"ops": "relu,add,sin,mul", "max_nodes": 4}
+RELU_GEN = {"ops": "relu,add,sin,mul", "max_nodes": 4, "shapes": "random"}
 
 
 def test_segfault_hang_and_runaway_allocation_are_recorded_and_the_rest_checked(tmp_path):

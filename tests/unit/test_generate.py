@@ -4,6 +4,7 @@ reproducible and run in eager with finite outputs."""
 from __future__ import annotations
 
 import ast
+import math
 import re
 
 import pytest
@@ -204,7 +205,7 @@ def test_a_concurrent_generation_does_not_change_a_programs_bytes(monkeypatch):
 
     from torchsmith.generate.graph.builder import Builder
 
-    opts = GenOptions(ops="relu,add,sin,mul", max_nodes=4)
+    opts = GenOptions(ops="relu,add,sin,mul", max_nodes=4, shapes="random")  # seed 0's usual form
     ref = generate_source(0, opts)
     assert "self.relu1(" in ref and "F.relu(" in ref  # both spellings of the same spec
     emit_multi = Builder.emit_multi
@@ -225,3 +226,51 @@ def test_a_concurrent_generation_does_not_change_a_programs_bytes(monkeypatch):
     finally:
         release.set()
         other.join(30)
+
+
+# -- shapes=boundary ------------------------------------------------------------------------------
+def _input_shapes(src: str) -> list[tuple[int, ...]]:
+    return [
+        tuple(int(n) for n in m.split(",") if n.strip())
+        for m in re.findall(r"^    \w+ = \w+\(\(([\d, ]*)\)", src.split("def get_inputs")[1], re.M)
+    ]
+
+
+def test_boundary_shapes_are_drawn_on_purpose_and_keep_the_element_cap():
+    opts = GenOptions(shapes="boundary")
+    lasts = set()
+    for seed in range(30):
+        src = generate_source(seed, opts, strict=True)
+        assert "# shapes: boundary sizes" in src
+        for shape in _input_shapes(src):
+            assert math.prod(shape) <= opts.max_numel
+            lasts.add(shape[-1])
+        run_source(src)
+    assert len(lasts & {15, 17, 31, 33, 63, 65}) >= 4  # around the vector widths and tiles
+
+
+def test_boundary_programs_mark_dimensions_dynamic_that_can_be():
+    marked = 0
+    for seed in range(30):
+        src = generate_source(seed, GenOptions(shapes="boundary"))
+        body = src.split("def get_inputs")[1]
+        for name, dim in re.findall(r"maybe_mark_dynamic\((\w+), (\d+)\)", body):
+            marked += 1
+            shape = re.search(rf"^    {name} = \w+\(\(([\d, ]*)\)", body, re.M)
+            if shape:  # an input built from a literal shape: the marked dim is 2 or more
+                assert int(shape.group(1).split(",")[int(dim)]) >= 2
+    assert marked >= 10
+
+
+def test_shapes_mixed_is_the_default_and_holds_a_fifth_of_the_seeds():
+    from torchsmith.generate.shapes import uses_boundary
+
+    assert GenOptions().shapes == "mixed"
+    share = sum(uses_boundary("mixed", s) for s in range(1000)) / 1000
+    assert 0.15 < share < 0.25
+    for seed in range(12):
+        src = generate_source(seed)
+        assert ("# shapes: boundary" in src) == uses_boundary("mixed", seed)
+        assert "# shapes:" not in generate_source(seed, GenOptions(shapes="random"))
+    with pytest.raises(ValueError, match="shapes must be one of"):
+        GenOptions(shapes="huge")

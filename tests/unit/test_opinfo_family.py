@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import itertools
 import random
+import re
 import types
 
 import pytest
@@ -272,3 +273,28 @@ def test_render_program_forms():
     )
     with pytest.raises(Unrenderable):
         render_program(bad, random.Random(0))
+
+
+# -- shapes=boundary: OpInfo's size constants at boundary values ----------------------------------
+def test_boundary_samples_use_boundary_sizes_and_leave_the_constants_alone():
+    from torch.testing._internal.opinfo import core
+
+    from torchsmith.generate.shapes import uses_boundary
+
+    before = (core.XS, core.S, core.M, core.L)
+    boundary = OpInfoGenerator(shapes="boundary", ops="add", mode="args")
+    plain = OpInfoGenerator(shapes="random", ops="add", mode="args")
+    dims = set()
+    for seed in range(8):
+        b, p = next(boundary.candidates(seed)), next(plain.candidates(seed))
+        assert "shapes=boundary" in b.notes and "shapes=boundary" not in p.notes
+        dims |= {int(n) for n in re.findall(r"\((\d+), ", b.source)}
+        _run(b.source)  # the samples still run
+    assert dims & {7, 9, 13, 15, 16, 17, 31, 33}, dims  # S, M, L at boundary values
+    assert (core.XS, core.S, core.M, core.L) == before  # restored after each draw
+    mixed = OpInfoGenerator(ops="add", mode="args")
+    for seed in range(12):  # a seed that is not boundary under mixed: the program as before
+        if not uses_boundary("mixed", seed):
+            assert next(mixed.candidates(seed)).source == next(plain.candidates(seed)).source
+    with pytest.raises(ValueError, match="shapes must be one of"):
+        OpInfoGenerator(shapes="odd")

@@ -15,6 +15,7 @@ from typing import Any
 
 from torchsmith.campaign.repair import store_damage
 from torchsmith.campaign.store import DB_NAME, Store
+from torchsmith.configspace.space import load_space
 from torchsmith.generate.protocol import validate_options
 from torchsmith.options import CheckOptions
 
@@ -39,11 +40,12 @@ CLI_FIELDS = {
     "ray_cpus": "ray_cpus",
     "ray_gpus": "ray_gpus",
     "pack": "pack",
+    "config_space": "config_space",
 }
 
 #: The settings a campaign's summary and page show, in reading order.
 SHOWN_SETTINGS = ("generator", "gen_options", "seed", "count", "time_budget", "jobs",
-                  "known_file", "reduce", "reduce_budget", "python")  # fmt: skip
+                  "known_file", "reduce", "reduce_budget", "python", "config_space")  # fmt: skip
 
 #: The command-line spelling of the fields whose flag is not ``--field-name``.
 _FLAG = {
@@ -76,6 +78,7 @@ class CampaignConfig:
     ray_cpus: float = 1.0  # resources per actor
     ray_gpus: float = 0.0
     pack: int = 1  # programs checked per compile (fuzz --pack K; see torchsmith.campaign.pack)
+    config_space: str | None = None  # default or a table file: settings sampled per program
 
     #: What a resumed campaign may change; everything else decides which programs are checked.
     OVERRIDABLE = (
@@ -132,8 +135,12 @@ class CampaignConfig:
         known = fields.get("known_file")
         if known is not None and not Path(known).exists():
             raise CampaignError(f"--known {known}: no such file")
+        if fields.get("config_space") not in (None, "default"):  # a file: absolute, and readable
+            fields["config_space"] = str(Path(fields["config_space"]).resolve())
         config = cls(out=out, **fields)
         validate_options(config.generator, config.gen_options)
+        if config.config_space:
+            load_space(config.config_space)  # a bad table file is refused here
         return config
 
     @classmethod

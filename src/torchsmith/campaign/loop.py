@@ -31,11 +31,12 @@ from typing import Any
 from torchsmith import dedup
 from torchsmith.campaign import pack
 from torchsmith.campaign.config import CampaignConfig, CampaignError
-from torchsmith.campaign.reducer import BackgroundReducer
+from torchsmith.campaign.reducer import BackgroundReducer, refine_bug
 from torchsmith.campaign.store import DB_NAME, ProgramRow, RecordAck, Store
 from torchsmith.campaign.summary import summarize
 from torchsmith.campaign.writer import Writer
 from torchsmith.check import CheckError, check_eager, check_program
+from torchsmith.configspace.session import ConfigSampler
 from torchsmith.execute.pool import Slot, WorkerPool
 from torchsmith.execute.ray_pool import ActorLost
 from torchsmith.finding import FINDINGS, Finding, FindingMeta, read_finding, write_finding
@@ -153,6 +154,7 @@ class Campaign:
         self.seeds = SeedSource(config.seed, config.count, set())  # replaced once prepared
         self.pool: WorkerPool | None = None
         self.bg_reducer: BackgroundReducer | None = None
+        self.space = ConfigSampler(config.config_space, config.options)  # fuzz --config-space
 
     # -- set-up -------------------------------------------------------------------------------
     def _new_generator(self) -> Generator:
@@ -382,7 +384,7 @@ class Campaign:
             except Exception:  # _one generates it again and records the error
                 continue
             gen_s = time.perf_counter() - t0
-            if program is not None and pack.packable(program):
+            if program is not None and pack.packable(program) and not self.space.sampled(seed):
                 parts.append((seed, program, gen_s))
             else:
                 out[seed] = Packed(program, None, gen_s)
@@ -416,6 +418,7 @@ class Campaign:
         name = getattr(gen, "name", None) or cfg.generator
         row = ProgramRow(seed=seed, generator=str(name), options=cfg.options.to_dict())
         ops: list[str] = []
+        picked, extra = {}, {}  # the seed's sampled settings, its finding's config meta
         with self._lock:  # a snapshot: other slots update the campaign's counters meanwhile
             ctx.coverage = Counter(self.coverage)
             ctx.yields = {k: (v[0], v[1]) for k, v in self.yields.items()}
@@ -439,7 +442,11 @@ class Campaign:
             was_alive, starts = w.alive, w.starts
             w.reset_work()
             try:
-                result = (given and given.result) or check_program(program, cfg.options, w)
+                opts, picked = self.space.pick(seed, program, w)
+                result = (given and given.result) or check_program(program, opts, w)
+                if picked and result.finding_kind:  # bisected to its minimal set first
+                    result, opts, extra = self.space.bisect(program, result, picked, w)
+                row.options = opts.to_dict()
             except CheckError as e:
                 row.status, row.error = "error", str(e)[:2000]
             except ActorLost as e:  # its node died: once more on another actor, then an error
@@ -462,7 +469,7 @@ class Campaign:
                 0, (w.starts - starts) - (0 if was_alive else 1) + (0 if w.alive else 1)
             )
         if result is not None:
-            self._fill(row, program, result)
+            self._fill(row, program, result, extra)
         row.wall_s = time.perf_counter() - t0
         if given:
             row.gen_s += given.gen_s
@@ -471,11 +478,13 @@ class Campaign:
         assert self.writer is not None
         ack: RecordAck = self.writer.call(Store.record, row)
         self._count(row, ack, ops)
+        if ack.inserted and result is not None:
+            self.space.record(picked, extra.get("config_settings", {}), row.category == "bug")
         if ack.new_bug and row.category == "bug" and self.bg_reducer is not None:
             self.bg_reducer.submit(row.finding, ack.bug)
         return row
 
-    def _fill(self, row: ProgramRow, program: Program, result: CheckResult) -> None:
+    def _fill(self, row: ProgramRow, program: Program, result: CheckResult, extra: dict) -> None:
         row.verdict = result.verdict.value
         row.phase = result.phase.value if result.phase else None
         row.stage = result.stage.value if result.stage else None
@@ -500,6 +509,7 @@ class Campaign:
                 "known": row.known,
                 "category": row.category,
                 "campaign": str(self.out),
+                **extra,
             },
         )
         row.finding = finding.id
@@ -550,7 +560,7 @@ class Campaign:
 
         def reduce(finding: Finding, worker: Any) -> Finding | None:
             fn = self.reducer or reduce_finding
-            return fn(finding, worker, options=cfg.options, time_budget=cfg.reduce_budget)
+            return fn(finding, worker, options=finding.options, time_budget=cfg.reduce_budget)
 
         def refine(bug: str, reduced: Finding) -> str:
             assert self.writer is not None
@@ -573,19 +583,3 @@ class Campaign:
             self.progress.event,
             make_worker,
         )
-
-
-def refine_bug(writer: Writer | Store, old_signature: str, reduced: Finding) -> str:
-    """Give the bug ``old_signature`` the signature of its reduced example; returns it.
-
-    Works with the campaign's :class:`Writer` (inside a running campaign) or a :class:`Store`
-    opened on the campaign folder (offline, when no campaign is running).
-    """
-    readable = dedup.readable_signature(reduced.result, reduced.program)
-    new = dedup.hash_signature(readable)
-    args = (old_signature, new, readable, reduced.folder.name)
-    if isinstance(writer, Writer):
-        writer.call(Store.set_bug_signature, *args)
-    else:
-        writer.set_bug_signature(*args)
-    return new

@@ -20,6 +20,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from torchsmith import dedup
+from torchsmith.campaign.store import Store
+from torchsmith.campaign.writer import Writer
 from torchsmith.finding import Finding
 
 
@@ -85,3 +88,19 @@ class BackgroundReducer:
         self._thread.join()
         if self._worker is not None and hasattr(self._worker, "close"):
             self._worker.close()
+
+
+def refine_bug(writer: Writer | Store, old_signature: str, reduced: Finding) -> str:
+    """Give the bug ``old_signature`` the signature of its reduced example; returns it.
+
+    Works with the campaign's :class:`Writer` (inside a running campaign) or a :class:`Store`
+    opened on the campaign folder (offline, when no campaign is running).
+    """
+    readable = dedup.readable_signature(reduced.result, reduced.program)
+    new = dedup.hash_signature(readable)
+    args = (old_signature, new, readable, reduced.folder.name)
+    if isinstance(writer, Writer):
+        writer.call(Store.set_bug_signature, *args)
+    else:
+        writer.set_bug_signature(*args)
+    return new

@@ -65,6 +65,13 @@ def _sigterm_as_interrupt() -> None:
     default=None,
     help="Workers as Ray actors: auto (the running cluster), host:port, or local.",
 )
+@click.option(
+    "--config-space",
+    metavar="default|FILE",
+    help="Check half the programs under 1-4 sampled non-default settings (the curated table,"
+    " or a JSON/TOML table: notes/config-space.md); failures are bisected to the settings"
+    " they need.",
+)
 @click.option("--ray-cpus", default=1.0, show_default=True, help="CPUs per Ray actor.")
 @click.option("--ray-gpus", default=0.0, show_default=True, help="GPUs per Ray actor.")
 @python_option
@@ -88,6 +95,7 @@ def fuzz(
     ray: str | None,
     ray_cpus: float,
     ray_gpus: float,
+    config_space: str | None,
     python: str | None,
     **kw: Any,
 ) -> None:
@@ -119,6 +127,7 @@ def fuzz(
         "ray_cpus": ray_cpus,
         "ray_gpus": ray_gpus,
         "pack": pack,
+        "config_space": config_space,
     }
     try:
         values["time_"] = parse_duration(time_) if time_ is not None else None

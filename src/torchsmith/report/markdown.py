@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from torchsmith.dedup import failure_key
-from torchsmith.finding import Finding, read_finding
+from torchsmith.finding import Finding, FindingMeta, read_finding
 from torchsmith.options import DEFAULT_TOL
 from torchsmith.program.format import dotted_name
 from torchsmith.program.ops import source_ops
@@ -191,6 +191,20 @@ def _ablation(r: CheckResult) -> list[str]:
         rows.append(f"| `{backend}` | {mark} {verdict} |")
     stage = r.stage.value if r.stage else "unknown"
     return [*rows, "", f"First failing stage: **{stage}**."]
+
+
+def _config_space(info: FindingMeta) -> list[str]:
+    """The settings bisection's outcome, for a finding of ``fuzz --config-space``."""
+    if info.config_sampled is None:
+        return []
+    sampled = ", ".join(f"`{k}={v!r}`" for k, v in sorted(info.config_sampled.items()))
+    needed = ", ".join(f"`{k}={v!r}`" for k, v in sorted((info.config_settings or {}).items()))
+    if not needed:
+        return [
+            "",
+            f"Found under {sampled}; it fails the same way with none of them (default path).",
+        ]
+    return ["", f"Needs exactly {needed} (bisected from the sampled {sampled}): the repro sets it."]
 
 
 def _bisect(r: CheckResult) -> list[str]:
@@ -384,6 +398,7 @@ def render(finding: Finding, env: str | None = None) -> str:
             "",
             "Config: " + ", ".join(f"`{k}={v!r}`" for k, v in sorted(opts.config.items())),
         ]
+    lines += _config_space(finding.info)
     red = mini.info.reduction
     if mini.info.reduced_from:
         fs = red.get("forward_statements", ["?", "?"])

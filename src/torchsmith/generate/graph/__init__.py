@@ -63,6 +63,8 @@ def generate_source(seed: int, options: GenOptions | None = None, strict: bool =
         f"options: {opts.describe()}",
         f"ops: {', '.join(ops) if ops else '-'}",
     ]
+    if b.boundary:
+        header.append("shapes: boundary sizes" + (", dynamic dims" if b.dynamic else ""))
     return render(b, header)
 
 

@@ -36,6 +36,7 @@ from torchsmith.generate.graph.values import (
     fmt,
     is_float,
 )
+from torchsmith.generate.shapes import boundary_shape, dynamic_marks, uses_boundary
 
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 _INPUT_NAMES = ("x", "y", "z", "u", "v", "w")
@@ -86,6 +87,8 @@ class Builder(GlueMixin):
         self.strict = strict
         self.rng = random.Random(seed)
         self.edge = opts.edge_values
+        self.boundary = uses_boundary(opts.shapes, seed)  # boundary sizes on purpose
+        self.dynamic: list[tuple[int, int]] = []  # (input, dim) marked dynamic in get_inputs
         self.st = State()
         env = {"torch": torch, "nn": nn, "F": F, "math": math, "g": torch.Generator()}
         for src in HELPERS.values():
@@ -286,6 +289,8 @@ class Builder(GlueMixin):
         return self.rng.choices(choices, weights)[0]
 
     def sample_shape(self, rank: int) -> tuple[int, ...]:
+        if self.boundary:
+            return boundary_shape(self.rng, rank, self.opts.max_numel)
         cap = self.opts.max_dim_size
         for _ in range(20):
             shape = []
@@ -431,6 +436,8 @@ class Builder(GlueMixin):
         if not any(v.kind == "value" for v in self.live()):
             x = self.live()[0]
             self.emit(f"{x.name}.clone()", x.shape, x.dtype, x.lo, x.hi, tag="out", exact=x.exact)
+        if self.boundary:
+            self.dynamic = dynamic_marks(self.rng, [i.val.shape for i in self.st.inputs])
 
     def outputs(self) -> list[Val]:
         vals = [v for v in self.live() if v.kind == "value"]

@@ -7,6 +7,7 @@ import fnmatch
 import re
 
 from torchsmith.generate.graph.values import ALL_DTYPES
+from torchsmith.generate.shapes import SHAPES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,6 +24,7 @@ class GenOptions:
     ops: str | None = None  # filter over op names: comma-separated names, globs or regexes
     dtypes: tuple[str, ...] = ALL_DTYPES  # dtypes of graph inputs and cast targets
     edge_values: bool = False  # zeros, infinities, NaN, denormals, empty dims on purpose
+    shapes: str = "mixed"  # boundary sizes: for some seeds (mixed), every seed, or none (random)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtypes", tuple(self.dtypes))  # a list would render differently
@@ -31,6 +33,8 @@ class GenOptions:
             raise ValueError(f"unknown dtypes {bad}; choose among {', '.join(ALL_DTYPES)}")
         if not self.dtypes:
             raise ValueError("dtypes must not be empty")
+        if self.shapes not in SHAPES:
+            raise ValueError(f"shapes must be one of {', '.join(SHAPES)}, not {self.shapes!r}")
         if self.min_nodes > self.max_nodes:
             object.__setattr__(self, "min_nodes", self.max_nodes)
         if self.max_nodes < 0 or self.max_inputs < 1 or self.max_rank < 1:

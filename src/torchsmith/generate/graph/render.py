@@ -89,6 +89,8 @@ def render(b: Builder, header: list[str]) -> str:
     out += ["", "", "def get_inputs():", "    g = torch.Generator()"]
     for inp in b.st.inputs:
         out.append(f"    {inp.val.name} = {inp.src}")
+    for i, dim in b.dynamic:  # shapes=boundary: a dynamic dim (no error if specialized)
+        out.append(f"    torch._dynamo.maybe_mark_dynamic({b.st.inputs[i].val.name}, {dim})")
     out.append(f"    return [{', '.join(i.val.name for i in b.st.inputs)}]")
     out += ["", "", "def get_init_inputs():", "    return []", ""]
     text = "\n".join(out)

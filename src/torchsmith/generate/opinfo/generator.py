@@ -30,6 +30,8 @@ import dataclasses
 import itertools
 import random
 import re
+import sys
+import threading
 import warnings
 from collections import Counter
 from collections.abc import Iterator
@@ -53,6 +55,7 @@ from torchsmith.generate.opinfo.values import (
     Unrenderable,
 )
 from torchsmith.generate.protocol import GenContext
+from torchsmith.generate.shapes import SHAPES, opinfo_sizes, uses_boundary
 from torchsmith.program.format import Program
 
 MODES = ("args", "dynamic", "grad")
@@ -133,6 +136,11 @@ class OpInfoOptions:
     reference: float = 0.25  # how often samples come from ``reference_inputs`` (extremal values)
     max_samples: int = 48  # samples drawn per op and dtype
     check_timeout: float = 60.0  # seconds per eager check in the generator's own worker
+    shapes: str = "mixed"  # OpInfo's size constants at boundary values: some seeds, all, none
+
+    def __post_init__(self) -> None:
+        if self.shapes not in SHAPES:
+            raise ValueError(f"shapes must be one of {', '.join(SHAPES)}, not {self.shapes!r}")
 
 
 @dataclasses.dataclass
@@ -266,13 +274,43 @@ def _seeded(seed: int) -> Iterator[None]:
                 np.random.set_state(np_state)
 
 
+_SIZES_LOCK = threading.Lock()  # samples are built under one set of OpInfo's size constants
+
+
+@contextlib.contextmanager
+def _sizes(sizes: dict[str, int] | None) -> Iterator[None]:
+    """OpInfo's size constants (``S``, ``M``, ...) replaced by ``sizes`` in every test module
+    that defines them, for this thread's sample building only (the lock keeps other threads'
+    builders from seeing them)."""
+    with _SIZES_LOCK:
+        saved = []
+        for mod in list(sys.modules.values()) if sizes else []:
+            if not getattr(mod, "__name__", "").startswith("torch.testing._internal"):
+                continue
+            for name, value in sizes.items():
+                if isinstance(getattr(mod, name, None), int):
+                    saved.append((mod, name, getattr(mod, name)))
+                    setattr(mod, name, value)
+        try:
+            yield
+        finally:
+            for mod, name, value in reversed(saved):
+                setattr(mod, name, value)
+
+
 def draw_samples(
-    entry: OpEntry, dtype: torch.dtype, seed: int, reference: bool, limit: int
+    entry: OpEntry,
+    dtype: torch.dtype,
+    seed: int,
+    reference: bool,
+    limit: int,
+    sizes: dict[str, int] | None = None,
 ) -> list[Any]:
     """Up to ``limit`` renderable samples of ``entry`` at ``dtype`` (deterministic in ``seed``):
-    ``reference_inputs`` (with extremal values) when ``reference``, else ``sample_inputs``."""
+    ``reference_inputs`` (with extremal values) when ``reference``, else ``sample_inputs``;
+    with ``sizes`` (``shapes=boundary``) built under those size constants."""
     info = entry.info
-    with _seeded(seed):
+    with _sizes(sizes), _seeded(seed):
         try:
             # The builders themselves, not ``sample_inputs()``: its iterator re-seeds with a
             # fixed seed before each sample (the same values in every program) and walks the
@@ -403,6 +441,8 @@ class OpInfoGenerator(ValidatedFamily):
         Pure apart from building samples (PyTorch's test code) and meta-device runs."""
         rng = random.Random(seed)
         catalog = self.catalog
+        sizes = opinfo_sizes(seed) if uses_boundary(self.opts.shapes, seed) else None
+        shape_note = ("shapes=boundary",) if sizes else ()
         attempt = misses = 0
         while misses < 40:
             entry = catalog[rng.randrange(len(catalog))]
@@ -413,7 +453,7 @@ class OpInfoGenerator(ValidatedFamily):
             dtype = self._dtype(entry, mode, rng)
             reference = rng.random() < self.opts.reference
             samples = draw_samples(
-                entry, dtype, rng.randrange(1 << 31), reference, self.opts.max_samples
+                entry, dtype, rng.randrange(1 << 31), reference, self.opts.max_samples, sizes
             )
             if entry.exact:  # exact literals only fit small tensors
                 samples = [s for s in samples if sample_numel(s) <= 512] or samples
@@ -452,7 +492,7 @@ class OpInfoGenerator(ValidatedFamily):
                     model="fn",
                     name=f"opinfo_{seed}",
                     origin="generated",
-                    notes=(f"op={entry.label}", f"dtype={dtype}", f"mode={mode}"),
+                    notes=(f"op={entry.label}", f"dtype={dtype}", f"mode={mode}", *shape_note),
                 )
             misses += 1
 

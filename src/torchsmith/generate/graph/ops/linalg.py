@@ -6,6 +6,7 @@ import math
 
 from torchsmith.generate.graph.spec import need, op
 from torchsmith.generate.graph.values import FLOAT_DTYPES, Reject, Val, dot_range, dtype_src, fits
+from torchsmith.generate.shapes import gemm_size
 
 
 def dot_fit(b, x: Val, y: Val, k: int, extra: tuple[float, float] = (0.0, 0.0)):
@@ -21,6 +22,8 @@ def dot_fit(b, x: Val, y: Val, k: int, extra: tuple[float, float] = (0.0, 0.0)):
 
 
 def _dims(b, n: int = 1) -> list[int]:
+    if b.boundary:  # shapes=boundary: around the GEMM templates' block sizes
+        return [gemm_size(b.rng) for _ in range(n)]
     return [b.rng.choice([1, 2, 3, 4, 5, 8, 12, 16]) for _ in range(n)]
 
 

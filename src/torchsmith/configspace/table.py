@@ -1,0 +1,177 @@
+"""The default config space: non-default compile settings users actually turn on (data only).
+
+Each :class:`~torchsmith.configspace.entry.Entry` names one setting (``--config`` spelling:
+``inductor.``, ``dynamo.`` or ``functorch.`` plus the key), the values a campaign may give it,
+why users turn it on (one line), what it never goes with (``excludes``: a combination that is
+broken by design or meaningless) and what it needs to mean anything (``requires``). Which
+torch versions have a key is decided at run time: the worker's own torch is asked
+(:mod:`torchsmith.configspace.present`), an entry whose key it lacks is skipped, and a value
+equal to that torch's default is dropped (so ``dynamo.specialize_float`` offers ``True`` on
+2.13, where ``False`` is the default, and ``False`` on releases where ``True`` was). :data:`CHECKED`
+records the releases every key below was verified present in.
+
+Left out on purpose (see ``notes/config-space.md``): ``inductor.fallback_random`` (the oracle
+always sets it), ``inductor.nan_asserts`` (raises on NaN a program may compute on purpose),
+Triton-only tuning on a CPU campaign (``coordinate_descent_tuning`` is kept but marked cuda),
+``max_autotune_gemm_backends`` (its default already holds ATEN and CPP, the CPU choices),
+cache switches (``fx_graph_cache``: the worker's own concern) and ``*_TESTING_ONLY`` keys.
+"""
+
+from __future__ import annotations
+
+from torchsmith.configspace.entry import Entry
+
+#: The releases the keys below were checked in (``torch._inductor.config`` & co. inspected).
+CHECKED = ("2.13.0",)
+
+CUDA = ("cuda",)
+
+DEFAULT_TABLE: tuple[Entry, ...] = (
+    # -- Inductor ------------------------------------------------------------------------------
+    Entry(
+        "inductor.freezing",
+        (True,),
+        "CPU inference deployments: inline weights as constants and fold them (documented recipe)",
+    ),
+    Entry(
+        "inductor.cpp_wrapper",
+        (True,),
+        "less Python overhead per call: the wrapper is generated as C++ (AOTInductor's path)",
+    ),
+    Entry(
+        "inductor.max_autotune",
+        (True,),
+        "mode='max-autotune': on CPU benchmarks the C++ GEMM templates against ATen for mm/linear",
+    ),
+    Entry(
+        "inductor.coordinate_descent_tuning",
+        (True,),
+        "mode='max-autotune' turns it on; it tunes Triton kernel configs (no effect on CPU)",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.emulate_precision_casts",
+        (True,),
+        "float16/bfloat16 models: round intermediates as eager does, to match eager bit for bit",
+    ),
+    Entry(
+        "inductor.epilogue_fusion",
+        (False,),
+        "debugging a wrong result or slow kernel: stop fusing pointwise epilogues into templates",
+    ),
+    Entry(
+        "inductor.aggressive_fusion",
+        (True,),
+        "performance tuning: fuse nodes even without shared memory reads",
+    ),
+    Entry(
+        "inductor.split_reductions",
+        (False,),
+        "reproducible reduction order / debugging: one reduction loop instead of a split one",
+    ),
+    Entry(
+        "inductor.loop_ordering_after_fusion",
+        (True, False),
+        "performance tuning (on by default since late 2.x; turned off to bisect a regression)",
+    ),
+    Entry(
+        "inductor.size_asserts",
+        (False,),
+        "shave call overhead: drop the wrapper's size and stride assertions on inputs",
+    ),
+    Entry(
+        "inductor.pattern_matcher",
+        (False,),
+        "debugging: turn the FX pattern rewrites off when a fused pattern is suspected",
+    ),
+    Entry(
+        "inductor.layout_optimization",
+        (False,),
+        "keep the user's memory format (channels-last conversions cost more than they save)",
+        excludes=("inductor.force_layout_optimization",),
+    ),
+    Entry(
+        "inductor.force_layout_optimization",
+        (True,),
+        "channels-last convolutions forced on, for conv nets the heuristic leaves alone",
+    ),
+    Entry(
+        "inductor.cpp.simdlen",
+        (1, 256, 512),
+        "pin the vector width: 1 scalar kernels (debugging), 256 AVX2, 512 AVX512 (where present)",
+    ),
+    Entry(
+        "inductor.cpp.enable_floating_point_contract_flag",
+        ("on", "fast"),
+        "speed: let the C++ compiler contract a*b+c into FMA (-ffp-contract)",
+    ),
+    Entry(
+        "inductor.cpp.enable_unsafe_math_opt_flag",
+        (True,),
+        "speed: compile kernels with -funsafe-math-optimizations",
+    ),
+    Entry(
+        "inductor.cpp.dynamic_threads",
+        (True,),
+        "serving with varying thread counts: kernels do not specialize on the thread number",
+    ),
+    Entry(
+        "inductor.cpp.enable_concat_linear",
+        (True,),
+        "LLM inference recipes: concatenate linears sharing an input (needs freezing)",
+        requires=("inductor.freezing=True",),
+    ),
+    Entry(
+        "inductor.cpp.weight_prepack",
+        (False,),
+        "debugging a frozen model: keep plain weights instead of mkldnn-packed ones",
+    ),
+    # -- Dynamo --------------------------------------------------------------------------------
+    Entry(
+        "dynamo.specialize_float",
+        (False, True),
+        "float arguments as graph inputs (no recompile per value), or the older specialization",
+    ),
+    Entry(
+        "dynamo.capture_scalar_outputs",
+        (True,),
+        "keep .item() and friends in the graph instead of breaking it",
+    ),
+    Entry(
+        "dynamo.capture_dynamic_output_shape_ops",
+        (True,),
+        "keep nonzero, unique, masked_select (data-dependent shapes) in the graph",
+    ),
+    Entry(
+        "dynamo.assume_static_by_default",
+        (False,),
+        "every dimension dynamic from the first compile (no recompile on a new batch size)",
+    ),
+    Entry(
+        "dynamo.automatic_dynamic_shapes",
+        (False,),
+        "never mark a dimension dynamic after a recompile (a fixed set of shapes)",
+        excludes=("dynamo.assume_static_by_default=False",),
+    ),
+    # -- AOTAutograd (functorch) ----------------------------------------------------------------
+    Entry(
+        "functorch.donated_buffer",
+        (False, True),
+        "training memory: reuse saved activations' buffers in the backward (or turn it off to debug)",
+    ),
+    Entry(
+        "functorch.view_replay_for_aliased_outputs",
+        (False, True),
+        "how outputs aliasing inputs are regenerated (view replay vs as_strided)",
+    ),
+    Entry(
+        "functorch.activation_memory_budget",
+        (0.5,),
+        "training memory: recompute activations to stay under half the memory (min-cut)",
+    ),
+    Entry(
+        "functorch.recompute_views",
+        (True,),
+        "training memory: recompute views in the backward instead of saving them",
+    ),
+)
