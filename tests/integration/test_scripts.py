@@ -85,8 +85,10 @@ def test_import_lists_each_compile_site_and_its_calls_and_converts_what_it_can()
                               capture_output=True, text=True, timeout=300)  # fmt: skip
 
     sites = run("--sites", str(SCRIPTS / "helper_loop_inputs.py"))
-    assert sites.returncode == 2  # a function script has no canonical conversion: one sentence
-    assert "cannot convert" in sites.stderr and "nn.Module" in sites.stderr
+    assert sites.returncode == 0  # a function script converts to a function program (#26)
+    assert "def fn(pair, items, k=2):" in sites.stdout and "return [(xs[0], xs[1]), xs[2:], 3]" in (
+        sites.stdout
+    )
     assert "site line 21: f: torch.compile()" in sites.stderr
     assert "call 0: (([3, 3] float32, [3, 3] float32), [[3, 3] float32, [3, 3] float32], k=3)" in (
         sites.stderr

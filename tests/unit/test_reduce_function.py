@@ -236,3 +236,16 @@ def test_a_generated_python_family_sequence_program_gets_candidates():
     tested = {name: c[0] for name, c in r.counts.items()}
     assert tested["calls"] >= 1 and tested["drop-statements"] >= 1 and tested["module"] >= 1
     assert forward_statements(out, "fn") < forward_statements(program.source, "fn")
+
+
+def test_one_call_left_without_before_call_becomes_get_inputs():
+    from torchsmith.reduce.passes.base import Context
+
+    v = view(APPENDED, "fn")
+    assert function._keep_calls(v, [0])
+    v.tree.body = [s for s in v.tree.body if getattr(s, "name", None) != "before_call"]
+    one = unparse(v.tree)
+    [(label, out)] = list(function.one_call_as_inputs(Context(Program(source=one, model="fn"))))
+    assert "def get_calls" not in out and "append" not in out and "return [x, 1]" in out
+    loaded = runtime.load(Program(source=out, model="fn"), 0)
+    assert loaded.calls[0].args[0].shape == (2, 3) and loaded.calls[0].args[1] == 1

@@ -46,6 +46,7 @@ def function_passes() -> list[tuple[str, Pass]]:
     cleaned, settings dropped, then arguments, shapes, scalars and dtypes simplified."""
     return [
         ("calls", function.drop_calls),
+        ("one-call", function.one_call_as_inputs),
         ("drop-outputs", forward.drop_outputs),
         ("return-value", forward.return_value),
         ("drop-statements", forward.drop_statements),

@@ -161,6 +161,33 @@ def drop_calls(ctx: Context) -> Iterator[Candidate]:
             yield f"keep calls {keep}", unparse(v.tree)
 
 
+def one_call_as_inputs(ctx: Context) -> Iterator[Candidate]:
+    """A ``get_calls`` left with one call (and no ``before_call``) becomes ``get_inputs``."""
+    v = ctx.view()
+    fn, lists = v.function("get_calls"), call_lists(v)
+    if fn is None or lists is None or len(lists) != 1 or v.function("before_call") is not None:
+        return
+    ret = fn.body[-1]
+    assert isinstance(ret, ast.Return)
+    ret.value = lists[0]
+    fn.body = [s for s in fn.body if not _appends_stmt(s)]
+    fn.body = dce([s for s in fn.body if not (isinstance(s, ast.Assign) and s.value is lists[0])])
+    fn.name = "get_inputs"
+    v.tree.body = [
+        s for s in v.tree.body if not (s is not fn and getattr(s, "name", None) == "get_inputs")
+    ]
+    yield "one call: get_inputs", unparse(v.tree)
+
+
+def _appends_stmt(s: ast.stmt) -> bool:
+    return (
+        isinstance(s, ast.Expr)
+        and isinstance(s.value, ast.Call)
+        and isinstance(s.value.func, ast.Attribute)
+        and s.value.func.attr == "append"
+    )
+
+
 def drop_args(ctx: Context) -> Iterator[Candidate]:
     """Drop an argument ``fn`` does not read (or any argument: the test decides), everywhere."""
     v0 = ctx.view()
