@@ -74,7 +74,9 @@ def test_erf_of_tiny_values_is_judged_in_ulps(worker):
     # Inductor's vectorized erf is accurate only in absolute terms on torch 2.13 CPU.
     assert r.verdict is Verdict.MISMATCH, r.reason
     assert r.evidence["rule"] == "ulps"
-    assert r.evidence["ulps"]["eager_max_ulps"] <= 4 <= 1024 <= r.evidence["ulps"]["compiled_max_ulps"]
+    assert (
+        r.evidence["ulps"]["eager_max_ulps"] <= 4 <= 1024 <= r.evidence["ulps"]["compiled_max_ulps"]
+    )
     leaf = r.evidence["probe"]["leaves"][0]
     assert not leaf["explained"]
 

@@ -31,7 +31,9 @@ def nudge(t, ulps):
 def test_ulp_error_counts_spacings_of_the_output_dtype():
     f = torch.tensor([1.0, 1e-20, 3.0], dtype=torch.float64)
     x = nudge(f.float(), 3)
-    assert torch.allclose(ulp_error(x, f), torch.tensor([3.0, 3.0, 3.0], dtype=torch.float64), atol=0.6)
+    assert torch.allclose(
+        ulp_error(x, f), torch.tensor([3.0, 3.0, 3.0], dtype=torch.float64), atol=0.6
+    )
 
 
 def test_tiny_outputs_off_by_a_relative_error_of_one_are_a_mismatch():

@@ -7,7 +7,8 @@ compares leaves, so :func:`flatten` walks all of these generically:
 
 - tensors are leaves (subclasses and parameters included); so are *values*: ``int``, ``float``,
   ``complex``, ``bool``, ``str``, ``bytes``, ``None``, ``torch.dtype``, ``torch.device``,
-  ``torch.layout``, ``torch.memory_format``, enums and sets/frozensets of values;
+  ``torch.layout``, ``torch.memory_format``, enums, ``range``, ``slice`` and sets/frozensets
+  of values;
 - ``list``, ``tuple`` (named tuples too) and ``torch.Size`` by index (``out[1]``), ``dict`` (any
   mapping subclass, ``ModelOutput`` included) by key in ``str`` order (``out['logits']``),
   dataclasses by field (``out.loss``), numpy arrays and scalars as tensors and numbers;
@@ -49,7 +50,7 @@ MAX_LEAVES = 100_000
 
 _VALUES = (
     int, float, complex, bool, str, bytes, type(None), torch.dtype, torch.device, torch.layout,
-    torch.memory_format, enum.Enum,
+    torch.memory_format, enum.Enum, range, slice, type(Ellipsis),
 )  # fmt: skip
 
 

@@ -133,7 +133,8 @@ def _cast_like(out: Any, like: Any) -> Any:
             return out.to(like.dtype)
         return out
     if isinstance(out, list | tuple) and isinstance(like, list | tuple) and len(out) == len(like):
-        return type(like)(_cast_like(o, lk) for o, lk in zip(out, like, strict=True))
+        items = [_cast_like(o, lk) for o, lk in zip(out, like, strict=True)]
+        return type(like)(*items) if hasattr(like, "_fields") else type(like)(items)
     if isinstance(out, dict) and isinstance(like, dict):
         return {k: _cast_like(v, like.get(k)) for k, v in out.items()}
     return out
