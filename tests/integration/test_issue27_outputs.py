@@ -81,6 +81,15 @@ def test_erf_of_tiny_values_is_judged_in_ulps(worker):
     assert not leaf["explained"]
 
 
+def test_erfinv_near_one_is_an_ulp_candidate_the_probe_explains(worker):
+    r = run(worker, "erfinv_near_one.py")
+    assert r.verdict is Verdict.PASS, r.reason
+    assert r.evidence["rule"] == "ulps"
+    ulps = r.evidence["probe"]["ulps"]
+    assert ulps["unexplained"] == 0 and ulps["band_max_ulps"] > ulps["compiled_max_ulps"]
+    assert run(worker, "erfinv_near_one.py", probe=False).verdict is Verdict.IMPRECISE
+
+
 LLAMA = """
 import torch
 import torch.nn as nn
