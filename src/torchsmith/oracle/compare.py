@@ -7,7 +7,8 @@ differ from eager by any amount as long as it is not much further from the float
 eager is. Non-float outputs (casts to int, comparisons, argmax) flip at rounding boundaries, so a
 flip only counts when the float64 run sides with eager against compiled.
 
-Runs inside workers: it compares tensors the program produced.
+Runs inside workers: it compares tensors the program produced. Outputs of any structure (HF
+``ModelOutput``, caches, dataclasses, objects) are walked by :mod:`torchsmith.oracle.outputs`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any
 
 import torch
 
+from torchsmith.oracle.outputs import difference, flatten, structure
+from torchsmith.oracle.ulps import ulp_judgement
 from torchsmith.verdict import (
     IMPRECISE_MIN_EPS,
     IMPRECISE_MIN_NUMEL,
@@ -34,48 +37,6 @@ class Judgement:
     verdict: Verdict
     reason: str = ""
     evidence: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-
-def flatten(obj: Any, path: str = "out") -> list[Leaf]:
-    """Leaves of a nested output with their paths: ``out[0]``, ``out['k']``, ``out.attr``."""
-    if isinstance(obj, torch.Tensor) or obj is None or isinstance(obj, int | float | bool | str):
-        return [(path, obj)]
-    if isinstance(obj, list | tuple | torch.Size):
-        return [leaf for i, o in enumerate(obj) for leaf in flatten(o, f"{path}[{i}]")]
-    if isinstance(obj, dict):
-        return [leaf for k in sorted(obj, key=str) for leaf in flatten(obj[k], f"{path}[{k!r}]")]
-    if dataclasses.is_dataclass(obj):
-        return [
-            leaf
-            for f in dataclasses.fields(obj)
-            for leaf in flatten(getattr(obj, f.name), f"{path}.{f.name}")
-        ]
-    return [(path, obj)]
-
-
-def structure(obj: Any) -> str:
-    """The container shape of an output: ``tuple(Tensor, list(int, None))``; leaves by kind.
-
-    Eager and compiled must return the same containers (a ``torch.Size`` is not a ``tuple``, a
-    ``list`` is not a ``tuple``, a named tuple keeps its class); float and int leaves may differ
-    in kind only where Python's arithmetic mixes them, which :func:`compare_leaf` judges.
-    """
-    if isinstance(obj, torch.Tensor):
-        return "Tensor"
-    if isinstance(obj, torch.Size):
-        return "Size"
-    if isinstance(obj, list | tuple):
-        name = type(obj).__name__
-        return f"{name}({', '.join(structure(o) for o in obj)})"
-    if isinstance(obj, dict):
-        return (
-            "dict(" + ", ".join(f"{k!r}: {structure(obj[k])}" for k in sorted(obj, key=str)) + ")"
-        )
-    if isinstance(obj, bool):
-        return "bool"
-    if isinstance(obj, int | float):
-        return "number"
-    return type(obj).__name__
 
 
 def _describe(x: Any) -> str:
@@ -224,7 +185,9 @@ def _same_split(
     """``same(ref, res, f64)`` where every position has finite values to judge by.
 
     A NaN or inf in one of the RMSEs makes ``same()`` pass anything, so: positions where eager
-    and compiled agree on a NaN or inf are left out; where float64 is not finite but eager is,
+    and compiled agree on a NaN or inf are left out, and so are positions where compiled gives
+    float64's own inf (a singular matrix's ``cond``: fp64 and compiled inf, eager a large finite
+    number; the better reference wins); where float64 is not finite but eager is,
     compiled is judged against eager alone; where eager is inf but float64 finite, against
     float64 alone; the rest as usual.
     """
@@ -235,7 +198,8 @@ def _same_split(
     if bool(fin_r.all()) and bool(fin_f.all()):  # the usual case: no masks, no copies
         return same(r, c, f, tol=tol, equal_nan=True, log_error=log_error)
     agree = ~fin_r & ((r == c) | (torch.isnan(r) & torch.isnan(c)))
-    unref = ~fin_f & fin_r
+    agree |= ~fin_f & (c.to(f.dtype) == f)  # compiled gives fp64's inf: fp64 wins over eager
+    unref = ~fin_f & fin_r & ~agree
     no_eager = ~fin_r & fin_f & ~agree
     rest = ~(agree | unref | no_eager)
     checks = [
@@ -305,7 +269,13 @@ def compare_leaf(
     if ok:
         if stride is not None:
             return stride
-        return precision_loss(path, ref_t, res_t, f64, seen) if f64 is not None else None
+        if f64 is None:
+            return None
+        ulp = ulp_judgement(path, ref_t, res_t, f64)  # tiny values: relative precision
+        if ulp is not None:
+            ulp[2]["precision"] = precision_figures(ref_t, res_t, f64)
+            return Judgement(*ulp)
+        return precision_loss(path, ref_t, res_t, f64, seen)
     figs = error_figures(ref_t, res_t, f64)
     if f64 is not None:
         c, e = figs["compiled_vs_fp64"], figs["eager_vs_fp64"]
@@ -316,7 +286,10 @@ def compare_leaf(
     else:
         c = figs["compiled_vs_eager"]
         reason = f"{path}: compiled differs from eager by max abs {c['max_abs']:.3g} (no fp64 run)"
-    inf = int((torch.isinf(res_t.cpu()) & torch.isfinite(ref_t.cpu())).sum())
+    inf_at = torch.isinf(res_t.cpu()) & torch.isfinite(ref_t.cpu())
+    if f64 is not None:  # where fp64 is that same inf, compiled is right (see _same_split)
+        inf_at &= res_t.cpu().to(torch.float64) != f64.cpu()
+    inf = int(inf_at.sum())
     if inf:  # the figures above cover finite values only
         figs["compiled_inf"] = inf
         reason += f"; compiled is inf at {inf} position(s) where eager is finite"
@@ -417,22 +390,6 @@ def compare(ref: Any, res: Any, fp64: Any | None, tol: float, prefix: str = "out
 
 
 def identical(a: Any, b: Any) -> bool:
-    """Bitwise equality of two runs (NaN equal to NaN): the nondeterminism test."""
-    la, lb = flatten(a), flatten(b)
-    if [p for p, _ in la] != [p for p, _ in lb]:
-        return False
-    for (_, x), (_, y) in zip(la, lb):
-        if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
-            if x.shape != y.shape or x.dtype != y.dtype or x.is_meta != y.is_meta:
-                return False
-            if x.is_meta:  # no values: shape and dtype are all a meta tensor has
-                continue
-            if not torch.equal(x, y):
-                if not (x.is_floating_point() and torch.allclose(x, y, 0, 0, equal_nan=True)):
-                    return False
-        elif isinstance(x, float) and isinstance(y, float):
-            if not (x == y or (math.isnan(x) and math.isnan(y))):
-                return False
-        elif type(x) is not type(y) or (not isinstance(x, torch.Tensor) and x != y):
-            return False
-    return True
+    """Bitwise equality of two runs (NaN equal to NaN): the nondeterminism test
+    (:func:`torchsmith.oracle.outputs.difference` says where and by how much they differ)."""
+    return difference(a, b) is None

@@ -18,8 +18,10 @@ import torch
 
 from torchsmith.options import CheckOptions
 from torchsmith.oracle import compile_times, probe, runtime, sensitivity
-from torchsmith.oracle.compare import Judgement, compare, identical
+from torchsmith.oracle.compare import Judgement, compare
 from torchsmith.oracle.diagnose import diagnose
+from torchsmith.oracle.outputs import difference
+from torchsmith.oracle.undefined import Undefined
 from torchsmith.program.format import Program
 from torchsmith.verdict import Phase, Verdict
 
@@ -138,15 +140,19 @@ def run_check(
                     f"the second eager run raised {type(e).__name__}: {_first_line(str(e))}",
                 )
             )
-        same_twice = all(
-            identical(runner.part(ref, p, dtype), runner.part(ref2, p, dtype))
-            for p in (runner.out_prefix, "input", "grad")
-        )
+        diff = first_difference(runner, ref, ref2, dtype)
+        blanked = Undefined(runner, dtype)
+        if diff is not None and blanked.apply(ref, ref2):  # torch.empty outputs: meta only
+            diff = first_difference(runner, ref, ref2, dtype)
+        if diff is not None and blanked.paths:
+            diff["values_undefined"] = blanked.paths
+        same_twice = diff is None
         del ref2  # what the tool holds is what the program needs, and no more
         nondeterministic = _result(
             Verdict.NONDETERMINISTIC,
             Phase.EAGER_REPEAT,
-            "two eager runs with the same seed give different outputs",
+            "two eager runs with the same seed give different outputs" + describe(diff),
+            **(diff or {}),
         )
         if not same_twice and eager_only:
             return finish(nondeterministic)
@@ -179,7 +185,7 @@ def run_check(
             return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
         timings.update({f"compile {k}": v for k, v in compile_times.stages().items()})
         emit(Phase.COMPARE)
-        judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings)
+        judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings, blanked)
         path = str(judged.evidence.get("output", ""))
         if path and judged.reason.startswith(path):
             judged.reason = runner.where(path) + judged.reason[len(path) :]
@@ -195,6 +201,35 @@ def run_check(
                 " --fullgraph turns this into an error"
             )
         return finish(_result(judged.verdict, phase, judged.reason, **judged.evidence))
+
+
+def first_difference(
+    runner: Any, a: runtime.RunResult, b: runtime.RunResult, dtype: torch.dtype | None
+) -> dict[str, Any] | None:
+    """Where two eager runs differ first (outputs, then inputs after the call, then gradients),
+    with the size of the difference; None when they are identical."""
+    for p in (runner.out_prefix, "input", "grad"):
+        d = difference(runner.part(a, p, dtype), runner.part(b, p, dtype), p)
+        if d is not None:
+            return d
+    return None
+
+
+def describe(diff: dict[str, Any] | None) -> str:
+    """``: out['cache'].layers[0].keys differs (3 of 64 values, max abs 0.1, max rel 0.02)``."""
+    if diff is None:
+        return ""
+    text = f": {diff['output']} differs"
+    if "differ" in diff:
+        text += (
+            f" ({diff['differ']} of {diff['numel']} values, max abs {diff['max_abs']:.3g},"
+            f" max rel {diff['max_rel']:.3g})"
+        )
+    elif "max_abs" in diff:
+        text += f" ({diff['first']!r} vs {diff['second']!r}, abs {diff['max_abs']:.3g})"
+    else:
+        text += f" ({diff.get('first', diff.get('structure'))} vs {diff.get('second', '')})"
+    return text
 
 
 def _aligned(a: list[dict] | None, b: list[dict] | None) -> tuple[Any, Any, None]:
@@ -231,9 +266,11 @@ def _judge(
     fp64: runtime.RunResult | None,
     emit: Emit,
     timings: dict[str, float],
+    blanked: Undefined | None = None,
 ) -> Judgement:
     """Outputs (call by call for a sequence), then the inputs a run mutated, then gradients;
-    candidates go through the sensitivity probe."""
+    candidates go through the sensitivity probe. A failure is judged again with the outputs'
+    undefined values (``torch.empty`` never written) blanked in every run, when there are any."""
     parts: probe.Parts = {runner.out_prefix: (ref.out, res.out, fp64.out if fp64 else None)}
     if runner.mutated(ref) or runner.mutated(res):
         parts["input"] = (
@@ -246,17 +283,12 @@ def _judge(
     effects = getattr(runner, "effects", None)
     if effects is not None and (effects(ref) or effects(res)):  # a script's Python side effects
         parts["effects"] = _aligned(effects(ref), effects(res))
-    judged = Judgement(Verdict.PASS)
-    worst: dict[str, Any] = {}
-    for prefix, (a, b, f) in parts.items():
-        judged = compare(a, b, f, options.tol, prefix)
-        if judged.verdict is not Verdict.PASS:
-            break
-        p = judged.evidence.get("precision_max")
-        if p and p["ratio"] > worst.get("ratio", -1.0):
-            worst = p
-    if judged.verdict is Verdict.PASS and worst:
-        judged.evidence["precision_max"] = worst  # the least precise output, for audits
+    judged = _compare_parts(parts, options.tol)
+    if blanked is not None and judged.verdict is not Verdict.PASS:
+        if blanked.apply(ref, res, fp64):
+            judged = _compare_parts(parts, options.tol)
+        if blanked.paths:
+            judged.evidence["values_undefined"] = blanked.paths
     if options.probe and judged.verdict in (*sensitivity.CANDIDATES, Verdict.IMPRECISE):
         emit(Phase.PROBE)  # eager variants only: dying in them is not the compiler's
         t0 = time.perf_counter()
@@ -266,6 +298,22 @@ def _judge(
             judged = probe.probe_judgement(runner, options, dtype, parts, judged)
         timings["probe"] = round(time.perf_counter() - t0, 4)
         emit(Phase.COMPARE)
+    return judged
+
+
+def _compare_parts(parts: probe.Parts, tol: float) -> Judgement:
+    """The first part's failure, or a pass carrying the least precise output's figures."""
+    judged = Judgement(Verdict.PASS)
+    worst: dict[str, Any] = {}
+    for prefix, (a, b, f) in parts.items():
+        judged = compare(a, b, f, tol, prefix)
+        if judged.verdict is not Verdict.PASS:
+            return judged
+        p = judged.evidence.get("precision_max")
+        if p and p["ratio"] > worst.get("ratio", -1.0):
+            worst = p
+    if worst:
+        judged.evidence["precision_max"] = worst  # the least precise output, for audits
     return judged
 
 

@@ -133,7 +133,8 @@ def _cast_like(out: Any, like: Any) -> Any:
             return out.to(like.dtype)
         return out
     if isinstance(out, list | tuple) and isinstance(like, list | tuple) and len(out) == len(like):
-        return type(like)(_cast_like(o, lk) for o, lk in zip(out, like, strict=True))
+        items = [_cast_like(o, lk) for o, lk in zip(out, like, strict=True)]
+        return type(like)(*items) if hasattr(like, "_fields") else type(like)(items)
     if isinstance(out, dict) and isinstance(like, dict):
         return {k: _cast_like(v, like.get(k)) for k, v in out.items()}
     return out
@@ -245,6 +246,8 @@ def precision_judgement(
         f64 = dict(flatten(fp64, prefix))[path]
         probe.started = True  # only the reorderings matter here, not the whole probe
         probe.add_pair()
+        if judged.evidence.get("rule") == "ulps":
+            return _ulp_precision(probe, prefix, path, parts, dtype, judged)
         worst = 0.0
         for name, run in probe.runs.items():
             if not name.startswith(_PRECISION_RUNS):
@@ -266,6 +269,28 @@ def precision_judgement(
     except Exception as e:  # never lose a verdict to the probe's own failure
         judged.evidence["probe"] = {"error": f"{type(e).__name__}: {e}"[:500]}
         return judged
+
+
+def _ulp_precision(
+    probe: Probe, prefix: str, path: str, parts: Parts, dtype: Any, judged: Judgement
+) -> Judgement:
+    """An ``imprecise`` candidate of the ulp rule: ``pass`` when eager variants come within
+    :data:`~torchsmith.oracle.ulps.PROBE_RATIO` of compiled's ulp error."""
+    from torchsmith.oracle.ulps import explained_by_runs
+
+    ref, res, fp64 = parts[prefix]
+    a, b = dict(flatten(ref, prefix))[path], dict(flatten(res, prefix))[path]
+    runs = {
+        name: dict(flatten(_cast_like(probe.part(run, prefix, dtype), ref), prefix)).get(path)
+        for name, run in probe.runs.items()
+        if name.startswith(_PRECISION_RUNS)
+    }
+    ok, figs = explained_by_runs(a, b, dict(flatten(fp64, prefix))[path], runs)
+    judged.evidence["probe"] = probe.summary() | {"ulps": figs}
+    if ok:
+        reason = f"{path}: compiled's ulp error is within reach of eager variants: not a bug"
+        return Judgement(Verdict.PASS, reason, judged.evidence)
+    return judged
 
 
 # -- for generators ------------------------------------------------------------------------------

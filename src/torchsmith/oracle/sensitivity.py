@@ -30,6 +30,7 @@ from typing import Any
 import torch
 
 from torchsmith.oracle.compare import compare_leaf, flatten
+from torchsmith.oracle.ulps import explained_by_runs
 from torchsmith.verdict import Verdict
 
 CANDIDATES = tuple(v for v in Verdict if v.is_numeric_mismatch)
@@ -339,6 +340,10 @@ def judge(
         leaf_runs = {
             k: v for k, v in leaf_runs.items() if isinstance(v, torch.Tensor | int | float)
         }
+        if j.evidence.get("rule") == "ulps":  # a relative-precision candidate: judged in ulps
+            ok, figs = explained_by_runs(a, b, base if base is not None else f, leaf_runs)
+            out.append(LeafJudgement(path, "float", ok, "band" if ok else "", figs))
+            continue
         if _is_float(a):
             out.append(judge_float(path, a, b, base, leaf_runs, tol))
         else:
