@@ -129,6 +129,8 @@ def test_export_user_errors_are_the_programs_fault_and_nothing_else_is():
     wrapped = RuntimeError("while exporting")
     wrapped.__cause__ = guard
     assert "GuardOnDataDependentSymNode" in (export_path.program_fault(wrapped) or "")
+    spec = ValueError("Found the following conflicts between user-specified ranges and inferred")
+    assert "ValueError" in (export_path.program_fault(spec) or "")  # a Dim.DYNAMIC specialized
     refused = export_path.ExportUnsupported("the program mutates its inputs in place")
     assert "does not take this program" in (export_path.program_fault(refused) or "")
     for exc in (RuntimeError("C++ compile error"), AssertionError("bad graph"), KeyError("u0")):

@@ -18,7 +18,7 @@ walks these rungs to name the stage.
 
 Arguments: the tensor leaves of a call are the exported program's inputs; everything else
 (Python scalars, dtypes, strings, the containers) is bound as it is, so a call whose non-tensor
-parts differ from an earlier call's gets its own export. A tensor dim whose size differs
+parts, tensor ranks or dtypes differ from an earlier call's gets its own export. A tensor dim whose size differs
 between the calls of one such group, or that the program marked dynamic
 (``torch._dynamo.mark_dynamic``), is exported as ``torch.export.Dim.DYNAMIC``: export refuses
 (``Constraints violated``) a program that would specialize it, which is the program's fault.
@@ -58,7 +58,12 @@ USER_ERROR_TYPES = {
     "ConstraintViolationError",
     "GuardOnDataDependentSymNode",
 }
-USER_ERROR_TEXT = ("Constraints violated", "Could not guard on data-dependent expression")
+USER_ERROR_TEXT = (
+    "Constraints violated",
+    "Could not guard on data-dependent expression",
+    # a Dim.DYNAMIC dim that tracing specialized (non-strict export's ValueError)
+    "conflicts between user-specified ranges and inferred ranges",
+)
 
 
 class ExportUnsupported(Exception):
@@ -224,6 +229,11 @@ def _check_exported(ep: Any, backend: str) -> None:
                 raise ExportUnsupported(f"a non-tensor output ({type(arg).__name__})")
 
 
+def _key(template: Any, tensors: list[torch.Tensor]) -> str:
+    """Calls export together when their non-tensor parts, tensor ranks and dtypes agree."""
+    return repr((template, [(t.dim(), t.dtype) for t in tensors]))
+
+
 class ExportedCall:
     """The export-path stand-in for ``torch.compile(target)``: called like the target, it
     exports (once per group of calls whose non-tensor parts agree) and runs what ``backend``
@@ -238,14 +248,14 @@ class ExportedCall:
         self.groups: dict[str, list[list[torch.Tensor]]] = {}
         for args, kwargs in calls:
             tensors: list[torch.Tensor] = []
-            key = repr(_split((list(args), dict(kwargs)), tensors))
+            key = _key(_split((list(args), dict(kwargs)), tensors), tensors)
             self.groups.setdefault(key, []).append(tensors)
         self.built: dict[str, Callable[..., Any]] = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         tensors: list[torch.Tensor] = []
         template = _split((list(args), dict(kwargs)), tensors)
-        key = repr(template)
+        key = _key(template, tensors)
         if key not in self.built:
             self.built[key] = self._build(template, tensors, self.groups.get(key, [tensors]))
         return self.built[key](*tensors)
