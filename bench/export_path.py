@@ -63,7 +63,9 @@ def main() -> int:
                     "seconds": round(time.monotonic() - t, 1),
                 }
             )
-            print(f"{p.name:12} {note['base']:9} {backend:14} {r.verdict.value:10} {r.reason[:110]}")
+            print(
+                f"{p.name:12} {note['base']:9} {backend:14} {r.verdict.value:10} {r.reason[:110]}"
+            )
     worker.close()
     gen.close()
     table: dict[str, Counter[str]] = {}

@@ -2,16 +2,20 @@
 ``Dim.DYNAMIC`` dim for a call sequence whose shapes differ), ``run_decompositions()``,
 ``aoti_compile_and_package`` and ``aoti_load_package``, judged against eager and float64; an
 export user error judged the program's fault; Inductor's planted relu faults, which AOTInductor's
-C++ codegen shares, caught on the export path with the stage that names the failing step.
+C++ codegen shares, caught on the export path with the stage that names the failing step (and
+by the standalone repro script, which runs the same path).
 Every AOTInductor build costs a C++ compile of the wrapper, so the programs are tiny."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
-from torchsmith.check import check_program
+from torchsmith.check import check_program, effective_options
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
+from torchsmith.program.render import render_script
 from torchsmith.verdict import Phase, Stage, Verdict
 
 RELU = """import torch
@@ -74,13 +78,19 @@ def test_an_export_user_error_is_the_programs_fault_not_a_crash(worker):
     assert not result.is_bug and result.exit_code == 2
 
 
-def test_the_planted_relu_accuracy_fault_is_caught_at_aoti_run(worker):
+def test_the_planted_relu_accuracy_fault_is_caught_at_aoti_run(worker, tmp_path):
     bug = {"inductor.cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}
     result = check_program(program(RELU, "relu_acc"), options(config=bug), worker)
     assert result.is_bug and result.verdict is Verdict.MISMATCH, result.reason
     assert result.stage is Stage.AOTI_RUN, result.ladder
     assert result.ladder["export"] == result.ladder["export_decomp"] == "pass"
     assert result.ladder["aoti_compile"] == "pass"  # the build alone is fine: its code is not
+    # the standalone repro runs the export path too, and shows the failure (exit 1)
+    script = tmp_path / "repro.py"
+    opts = effective_options(program(RELU, "relu_acc"), options(config=bug))
+    script.write_text(render_script(program(RELU, "relu_acc"), opts))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=900)
+    assert run.returncode == 1 and "VERDICT: mismatch" in run.stdout, run.stdout[-2000:]
 
 
 def test_the_planted_relu_compile_error_is_caught_at_aoti_compile(worker):
