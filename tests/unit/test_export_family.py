@@ -129,7 +129,9 @@ def test_export_user_errors_are_the_programs_fault_and_nothing_else_is():
     wrapped = RuntimeError("while exporting")
     wrapped.__cause__ = guard
     assert "GuardOnDataDependentSymNode" in (export_path.program_fault(wrapped) or "")
-    spec = ValueError("Found the following conflicts between user-specified ranges and inferred")
+    spec = ValueError(
+        "Found the following conflicts between user-specified ranges and inferred ranges from"
+    )
     assert "ValueError" in (export_path.program_fault(spec) or "")  # a Dim.DYNAMIC specialized
     refused = export_path.ExportUnsupported("the program mutates its inputs in place")
     assert "does not take this program" in (export_path.program_fault(refused) or "")
@@ -155,3 +157,20 @@ def test_package_folders_of_dead_workers_are_pruned(tmp_path):
     mine.mkdir()
     assert export_path.prune(tmp_path) == 1
     assert not dead.exists() and mine.exists()
+
+
+def test_the_repro_script_of_an_export_finding_runs_the_export_path():
+    from torchsmith.program.format import Program
+    from torchsmith.program.render import render_script
+
+    src = "import torch\n\n\ndef fn(x):\n    return x + 1\n\n\ndef get_inputs():\n    return [torch.ones(2)]\n"
+    p = Program(src, "fn", "t", "generated")
+    aoti = render_script(p, CheckOptions(backend="aoti"))
+    plain = render_script(p, CheckOptions())
+    compile(aoti, "repro.py", "exec")
+    assert (
+        "def _exported(" in aoti
+        and 'fn = _exported(target, calls, kwargs, COMPILE_KWARGS["backend"])' in aoti
+    )
+    assert "aoti_compile_and_package" in aoti and "torch.compile(target" not in aoti
+    assert "_exported" not in plain and "fn = torch.compile(target, **COMPILE_KWARGS)" in plain
