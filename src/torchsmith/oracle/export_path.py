@@ -57,6 +57,7 @@ USER_ERROR_TYPES = {
     "UserError",  # torch._dynamo.exc.UserError: constraint violations, unsupported Python
     "ConstraintViolationError",
     "GuardOnDataDependentSymNode",
+    "DataDependentOutputException",  # a Python value from data (torch.equal, .tolist())
 }
 USER_ERROR_TEXT = (
     "Constraints violated",

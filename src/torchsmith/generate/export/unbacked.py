@@ -103,7 +103,7 @@ def _item_size(rng: random.Random, thr: str) -> tuple[str, str]:
 def _item_scalar(rng: random.Random, thr: str) -> tuple[str, str]:
     body = (
         "    m = x.abs().max().item()\n"
-        "    c = int(k.max().item())\n"
+        "    c = k.max().item()\n"
         f"    out = {_follow(rng, 'x')} / (1 + m) + c\n"
         "    return out, x.abs().amax(1)\n"
     )
