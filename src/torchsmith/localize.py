@@ -3,6 +3,7 @@
 The ladder is PyTorch's own ablation (``programming_model.reporting_issues``): ``eager`` runs
 Dynamo alone, ``aot_eager`` adds AOTAutograd, ``aot_eager_decomp_partition`` adds decompositions
 and the partitioner, ``inductor`` adds Inductor. A user backend outside the ladder is its last rung.
+The deployment path (``aoti``) has its own ladder, :data:`EXPORT_LADDER`.
 Every rung is its own crash-safe worker job, so a rung that segfaults or hangs cannot hide the
 others.
 """
@@ -14,18 +15,26 @@ from collections.abc import Callable
 from torchsmith.verdict import CheckResult, Stage
 
 LADDER = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
+#: The deployment path's ladder (``oracle/export_path.py``): export, decompositions, the
+#: AOTInductor build (the package is built, the decomposed program runs eagerly), the package.
+EXPORT_LADDER = ("export", "export_decomp", "aoti_compile", "aoti")
 RUNG_STAGE = {
     "eager": Stage.DYNAMO,
     "aot_eager": Stage.AOTAUTOGRAD,
     "aot_eager_decomp_partition": Stage.DECOMP,
     "inductor": Stage.INDUCTOR,
+    "export": Stage.EXPORT,
+    "export_decomp": Stage.EXPORT_DECOMP,
+    "aoti_compile": Stage.AOTI_COMPILE,
+    "aoti": Stage.AOTI_RUN,
 }
 
 
 def ladder_for(backend: str) -> tuple[str, ...]:
     """The rungs to try for a failure seen with ``backend``, ending with ``backend`` itself."""
-    if backend in LADDER:
-        return LADDER[: LADDER.index(backend) + 1]
+    for ladder in (LADDER, EXPORT_LADDER):
+        if backend in ladder:
+            return ladder[: ladder.index(backend) + 1]
     return (*LADDER[:3], backend)
 
 

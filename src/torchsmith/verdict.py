@@ -188,6 +188,11 @@ class Stage(str, enum.Enum):
     DECOMP = "decomp"  # "aot_eager_decomp_partition": decompositions and partitioner
     INDUCTOR = "inductor"
     BACKEND = "backend"  # a user backend beyond the standard ladder
+    # The deployment path (``--backend aoti``; oracle/export_path.py), its own ladder:
+    EXPORT = "export"  # torch.export.export, the exported program run eagerly, already fails
+    EXPORT_DECOMP = "export-decomp"  # ... after run_decompositions()
+    AOTI_COMPILE = "aoti-compile"  # aoti_compile_and_package raises or dies
+    AOTI_RUN = "aoti-run"  # the built package fails when loaded or run (wrong values included)
     UNKNOWN = "unknown"  # no rung reproduced the failure (flaky) or not localized
 
 

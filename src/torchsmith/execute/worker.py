@@ -89,7 +89,7 @@ class Worker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,
-            env=self.env,
+            env={**self.env, "TORCHSMITH_WORKDIR": str(self.log_dir)},  # its own scratch folder
             start_new_session=True,  # its own process group: a kill takes g++ children along
         )
         log.close()

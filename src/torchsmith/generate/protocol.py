@@ -46,6 +46,7 @@ class Generator(Protocol):
 
 #: Generator name -> "module:factory"; the factory takes keyword options and returns a Generator.
 REGISTRY: dict[str, str] = {
+    "export": "torchsmith.generate.export.generator:ExportGenerator",
     "graph": "torchsmith.generate.graph.generator:GraphGenerator",
     "llm": "torchsmith.generate.llm.generator:LLMGenerator",
     "mutate": "torchsmith.generate.mutate.generator:MutationGenerator",
@@ -53,6 +54,7 @@ REGISTRY: dict[str, str] = {
     "mix": "torchsmith.generate.mix:MixGenerator",
     "python": "torchsmith.generate.python.generator:PythonGenerator",
     "rewrites": "torchsmith.generate.rewrites.generator:RewritesGenerator",
+    "train": "torchsmith.generate.train.generator:TrainGenerator",
 }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from torchsmith.options import CheckOptions
-from torchsmith.oracle import compile_times, probe, runtime, sensitivity
+from torchsmith.oracle import compile_times, export_path, probe, runtime, sensitivity
 from torchsmith.oracle.compare import Judgement, compare
 from torchsmith.oracle.diagnose import diagnose
 from torchsmith.oracle.outputs import difference
@@ -164,6 +164,8 @@ def run_check(
                 timed(Phase.COMPILED, lambda: run(backend, dtype))
             except Exception as e:
                 ev = exception_evidence(e)
+                if export_path.is_export_backend(backend) and (why := export_path.program_fault(e)):
+                    return finish(_result(Verdict.INVALID, Phase.COMPILED, why, summary=why))
                 reason = (
                     f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
                 )
@@ -181,6 +183,9 @@ def run_check(
             res = timed(Phase.COMPILED, lambda: run(backend, dtype))
         except Exception as e:
             ev = exception_evidence(e)
+            if export_path.is_export_backend(backend) and (why := export_path.program_fault(e)):
+                ev["summary"] = why  # the export path cannot take it: not a compiler bug
+                return finish(_result(Verdict.INVALID, Phase.COMPILED, why, backend=backend, **ev))
             reason = f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
             return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
         timings.update({f"compile {k}": v for k, v in compile_times.stages().items()})
@@ -194,7 +199,8 @@ def run_check(
         extra.update(graph_counters())
         judged.evidence.update(extra)
         phase = None if judged.verdict is Verdict.PASS else Phase.COMPARE
-        if judged.verdict is Verdict.PASS and backend != "eager" and not extra["graphs"]:
+        no_graph = not extra["graphs"] and not export_path.is_export_backend(backend)
+        if judged.verdict is Verdict.PASS and backend != "eager" and no_graph:
             why = "; ".join(extra["unsupported"]) or "no tensor operations captured"
             judged.reason = (
                 f"passed, but Dynamo compiled no graph ({why}): the program ran eagerly;"

@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import torch
 
 from torchsmith.options import CheckOptions, split_config
+from torchsmith.oracle import export_path
 from torchsmith.program.format import Program
 
 PROGRAM_MODULE = "torchsmith_program"
@@ -355,7 +356,10 @@ def run_model(
     else:
         state.write_back(ns)  # type: ignore[operator]
     fn: Callable[..., Any] = model
-    if backend is not None:
+    if backend is not None and export_path.is_export_backend(backend):
+        torch._dynamo.reset()  # the deployment path: torch.export, then AOTInductor
+        fn = export_path.compiled(model, calls, loaded, options, backend, grad)
+    elif backend is not None:
         torch._dynamo.reset()
         fn = torch.compile(model, **options.compile_kwargs(backend)) if not options.only else model
     if options.only:  # --only NAME: compile just that part; a bad name fails eager runs too

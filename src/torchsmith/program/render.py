@@ -13,6 +13,7 @@ import ast
 
 from torchsmith.options import CONFIG_MODULES, CheckOptions
 from torchsmith.program.format import Program, declared_settings
+from torchsmith.program.render_export import export_runner
 from torchsmith.verdict import IMPRECISE_MIN_EPS, IMPRECISE_MIN_NUMEL, IMPRECISE_RATIO
 
 _RUNNER = """
@@ -194,4 +195,5 @@ def render_script(program: Program, options: CheckOptions | None = None, header:
             min_eps=IMPRECISE_MIN_EPS,
         ).strip("\n")
     )
+    parts[-1] = export_runner(parts[-1], options.backend)  # --backend aoti: the export path
     return "\n\n".join(parts) + "\n"

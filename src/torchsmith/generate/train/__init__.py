@@ -1,0 +1,1 @@
+"""The ``train`` family: compiled training steps (``generator.py``) on small models (``templates.py``)."""
