@@ -56,8 +56,29 @@ def run_row(
         "stage": result.stage.value if result.stage else "",
         "seconds": round(time.perf_counter() - t0, 1),
         "reason": result.reason[:300],
-        "expected": "bug" if config else "pass",
+        "expected": "bug" if config else ("pass|lesser" if model in CACHE_STRIDES else "pass"),
+        "category": result.category.value,
+        "failing": result.evidence.get("failing_outputs") or [result.evidence.get("output", "")],
     }
+
+
+#: Models whose output holds a transformers cache built as ``torch.cat([torch.tensor([]), kv],
+#: dim=-2)``: eager's result is contiguous, Inductor's keeps ``kv``'s layout. A stride-only
+#: difference there is a lesser bug (strides only), judged so, and expected.
+CACHE_STRIDES = {"llama"}
+
+
+def as_expected(row: dict[str, Any]) -> bool:
+    """The row's verdict is what it should be (see ``expected``)."""
+    if row["expected"] == "bug":
+        return row["is_bug"]
+    if row["verdict"] == "pass":
+        return True
+    return (
+        row["expected"] == "pass|lesser"
+        and row["category"] == "lesser"
+        and all("['cache']" in str(path) for path in row["failing"])
+    )
 
 
 def main() -> int:
@@ -77,8 +98,7 @@ def main() -> int:
         plan.append(("relu_mlp", "forward", RELU_FAULT))
         for model, mode, config in plan:
             row = run_row(worker, model, mode, args.timeout, config)
-            got_bug = row["is_bug"]
-            row["ok"] = got_bug if row["expected"] == "bug" else row["verdict"] == "pass"
+            row["ok"] = as_expected(row)
             rows.append(row)
             print(
                 f"  {row['model']:10s} {row['mode']:20s} {row['verdict']:16s}"

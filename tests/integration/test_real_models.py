@@ -14,14 +14,10 @@ import pytest
 from torchsmith.check import check_program
 from torchsmith.options import CheckOptions
 from torchsmith.program.load import load_program
-from torchsmith.verdict import Stage, Verdict
+from torchsmith.verdict import Category, Stage, Verdict
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "bench" / "real_models"
 RELU_FAULT = {"inductor.cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}
-LLAMA_CACHE = (
-    "Llama's output holds its key/value cache (a DynamicCache), which is judged"
-    " nondeterministic until the fix for that misjudgement is merged"
-)
 
 
 def check(name: str, worker, **options):
@@ -32,9 +28,7 @@ def check(name: str, worker, **options):
     "name, grad, uses_transformers",
     [
         ("bert", False, True),
-        pytest.param(
-            "llama", False, True, marks=pytest.mark.xfail(strict=False, reason=LLAMA_CACHE)
-        ),
+        ("llama", False, True),
         ("convnet", True, False),
     ],
 )
@@ -42,6 +36,14 @@ def test_a_real_model_compiles_like_eager(worker, name, grad, uses_transformers)
     if uses_transformers:
         pytest.importorskip("transformers")
     result = check(name, worker, grad=grad, timeout=600)
+    if name == "llama" and result.verdict is not Verdict.PASS:
+        # Llama's output holds its key/value cache (a DynamicCache, walked leaf by leaf): the
+        # cache is built by cat with an empty tensor, contiguous in eager, kv's own layout
+        # under Inductor. Strides only, in the cache only: a lesser bug, never a wrong value.
+        assert result.category is Category.LESSER, result.reason
+        failing = result.evidence.get("failing_outputs") or [result.evidence.get("output")]
+        assert all("['cache']" in str(p) for p in failing), failing
+        return
     assert result.verdict is Verdict.PASS, result.reason
 
 
