@@ -180,6 +180,15 @@ def run_check(
         timings.update({f"compile {k}": v for k, v in compile_times.stages().items()})
         emit(Phase.COMPARE)
         judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings)
+        late = getattr(res, "late", None)  # a script's backward compiled after its calls
+        if late is not None and judged.verdict not in WRONG:
+            ev = exception_evidence(late)
+            reason = (
+                f"compiled ({backend}) raised {ev['exc_type']} after its calls:"
+                f" {_first_line(ev['message'])}"
+            )
+            ev.update(runner.evidence(), invalid_calls=runner.invalid_calls())
+            return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
         path = str(judged.evidence.get("output", ""))
         if path and judged.reason.startswith(path):
             judged.reason = runner.where(path) + judged.reason[len(path) :]
@@ -194,7 +203,24 @@ def run_check(
                 f"passed, but Dynamo compiled no graph ({why}): the program ran eagerly;"
                 " --fullgraph turns this into an error"
             )
+        _note_invalid_calls(runner, judged)
         return finish(_result(judged.verdict, phase, judged.reason, **judged.evidence))
+
+
+#: Verdicts that say a compiled result is wrong (they outrank a later exception).
+WRONG = (Verdict.MISMATCH, Verdict.NAN_MISMATCH, Verdict.META_MISMATCH)
+
+
+def _note_invalid_calls(runner: Any, judged: Judgement) -> None:
+    """A script's calls that raised in eager were not judged: name them (the verdict is that
+    of the judged calls)."""
+    invalid = runner.invalid_calls() if hasattr(runner, "invalid_calls") else []
+    if not invalid:
+        return
+    judged.evidence["invalid_calls"] = invalid
+    named = "; ".join(f"{c['call']} ({c['site']}): {c['error']}" for c in invalid)
+    note = f"not judged, invalid in eager: {named}"
+    judged.reason = f"{judged.reason}; {note}" if judged.reason else note
 
 
 def _aligned(a: list[dict] | None, b: list[dict] | None) -> tuple[Any, Any, None]:
