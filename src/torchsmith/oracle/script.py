@@ -7,20 +7,28 @@ attribute and calls again. Rewriting that into a canonical program loses what ha
 the calls, so a script is judged as it stands: :class:`ScriptRunner` executes it as
 ``__main__`` in the worker once per mode, and every call of a compiled callable is recorded:
 
-* **eager**: the callable runs as it is (the compile is a no-op), so the script goes on exactly
-  as in eager PyTorch;
+* **eager**: the callable runs as it is (the compile is a stand-in with ``torch.compile``'s
+  semantics, :mod:`torchsmith.oracle.script_standin`), so the script goes on exactly as in eager
+  PyTorch;
 * **compiled**: the real ``torch.compile`` with the script's own arguments (a backend given to
   ``check``, e.g. a ladder rung, replaces the script's); its results go back to the script, as
   the user saw them; an exception inside a compiled call is the compiled run's;
 * **fp64** (a dtype): each recorded call is recomputed with its inputs, the module's parameters
   (or a function's global modules and tensors) cast, while the script itself goes on with the
-  eager result.
+  eager result (whose backward goes through the float64 recomputation).
 
 What the judge compares is the sequence of recorded calls (outputs ``calls[i]``, in order over
 all compile sites), the call's tensor arguments after the call when a run mutated one in place
-(``input``), and the gradients the script's own ``backward()`` left on those arguments and on a
-compiled module's parameters (``grad``, judged without a float64 reference). Configuration the
-script sets (``torch._inductor.config.x = ...``) applies to its run and is undone afterwards.
+(``input``), and what the script's own training left (``grad``: gradients, parameters after
+optimizer steps, ``torch.autograd.grad`` results, :mod:`torchsmith.oracle.script_training`).
+Configuration the script sets (``torch._inductor.config.x = ...``) applies to its run and is
+undone afterwards.
+
+Per call: a call that raises in eager is invalid alone (``invalid``: not judged, named in the
+verdict); the other runs end where eager's script ended. Only when no call is valid is the script
+``invalid``. An exception only the compiled run raises inside torch after its calls (a backward
+compiled lazily) is the compiled run's (``ScriptRun.late``: a crash unless a call's result is
+already wrong).
 """
 
 from __future__ import annotations
@@ -522,6 +530,7 @@ def sites_job(program: Program, options: CheckOptions, emit: Any) -> dict[str, A
     try:
         with runtime.compiler_config(options):
             result = _Run(ScriptRunner(program, options), None, None, None, None).execute(False)
+        error = result.error  # a call that raised in eager ended the script
         for r in result.records:
             site = sites.setdefault(r.site, {"site": r.site, "compiled_with": r.compiled_with,
                                              "calls": []})  # fmt: skip

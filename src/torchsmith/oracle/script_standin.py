@@ -24,6 +24,7 @@ Every call of a stand-in goes to :meth:`CompileSite.call`, the run's recorder.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import sys
@@ -81,6 +82,11 @@ class CompiledModule(OptimizedModule):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.__dict__[_SITE_KEY].call(args, kwargs)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> torch.nn.Module:
+        """A copy of the original module (what a float64 variant of an enclosing module
+        recomputes with), never of the run behind the stand-in."""
+        return copy.deepcopy(self.__dict__["_modules"]["_orig_mod"], memo)
+
 
 class CompiledFunction:
     """``torch.compile(fn)``'s result, with its calls recorded: anything else (attributes,
@@ -94,6 +100,8 @@ class CompiledFunction:
             functools.update_wrapper(self, site.target)
 
     def __getattr__(self, name: str) -> Any:
+        if name == "_real_obj":  # not set yet (an object being copied)
+            raise AttributeError(name)
         return getattr(self._real_obj, name)
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:  # a keyword may be named `self`
@@ -101,6 +109,9 @@ class CompiledFunction:
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:  # @torch.compile on a method
         return self if obj is None else functools.partial(self.__call__, obj)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> CompiledFunction:
+        return self  # like a function: a module holding it is copied, the compile is shared
 
 
 def declared_text(kwargs: dict[str, Any]) -> dict[str, str]:

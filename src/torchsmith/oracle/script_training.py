@@ -74,7 +74,7 @@ def link_inputs(original: Any, prepared: Any, dtype: torch.dtype) -> Any:
     if spec != spec_b:
         return prepared
     out = [
-        x.to(dtype)
+        x.to(dtype, copy=True)
         if isinstance(x, torch.Tensor) and x.requires_grad and x.is_floating_point()
         else y
         for x, y in zip(a, b, strict=True)
@@ -105,7 +105,9 @@ def linked_call(
 ) -> Any:
     """``fn(*args, **kwargs)`` with ``state``'s parameters and buffers named in ``tensors``
     replaced by ``tensors[name].to(dtype)`` (the script's own, requiring grad)."""
-    linked = {f"state.{k}": v.to(dtype) for k, v in tensors.items() if v.is_floating_point()}
+    linked = {
+        f"state.{k}": v.to(dtype, copy=True) for k, v in tensors.items() if v.is_floating_point()
+    }
     if not linked or not torch.is_grad_enabled():
         return fn(*args, **kwargs)
     return torch.func.functional_call(_Bound(state, fn), linked, tuple(args), kwargs, strict=False)
