@@ -139,3 +139,23 @@ def test_training_outside_the_call_is_kept_and_the_fp64_run_is_a_float64_referen
     assert set(fp64) == set(eager) and all(v.dtype == torch.float64 for v in fp64.values())
     for k, v in eager.items():
         assert torch.allclose(v.double(), fp64[k], atol=1e-5), k
+
+
+def test_a_script_whose_every_call_raises_in_eager_is_invalid_as_a_whole():
+    import pytest
+
+    src = textwrap.dedent(
+        """
+        import torch
+
+        f = torch.compile(lambda a: a @ a)
+        for shape in [(2, 3), (3, 4)]:
+            try:
+                f(torch.ones(shape))
+            except RuntimeError:
+                pass
+        """
+    )
+    runner = ScriptRunner(as_script(src, "s", None, "cpu"), CheckOptions())
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        runner.run(None, None)

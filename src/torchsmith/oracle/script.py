@@ -363,6 +363,8 @@ class _Run:
                     error, late = self._ended(e)
                 if self.call_error is not None:  # the script caught it; the compile failed
                     raise self.call_error
+                if self.reference and self.records and all(r.invalid for r in self.records):
+                    raise self.invalid_error  # type: ignore[misc]  # no valid call: invalid
         finally:
             for obj, name, old in originals:
                 setattr(obj, name, old)
