@@ -154,8 +154,13 @@ class _Run:
     ) -> None:
         self.runner, self.backend, self.dtype = runner, backend, dtype
         self.transform, self.context = transform, context
-        #: the eager run whose invalid calls and end the other runs follow
-        self.reference = backend is None and dtype is None and transform is None and not context
+        #: the eager run (in the check's dtype) whose invalid calls and end the others follow
+        self.reference = (
+            backend is None
+            and dtype == runtime.resolve_dtype(runner.options.dtype)
+            and transform is None
+            and not context
+        )
         self.records: list[CallRecord] = []
         self.ns: dict[str, Any] = {}
         self.call_error: BaseException | None = None
