@@ -83,3 +83,6 @@ def test_optimizer_steps_on_compiled_outputs_are_judged():
     assert good.verdict is Verdict.PASS, good.reason
     bad = check("scripts/training_steps", "accuracy")  # only the backward has relu
     assert bad.verdict is Verdict.MISMATCH and bad.stage is Stage.INDUCTOR, bad.reason
+    crash = check("scripts/training_steps", "compile_error")  # in loss.backward(), step 1
+    assert crash.verdict is Verdict.CRASH and crash.stage is Stage.INDUCTOR, crash.reason
+    assert "after its calls" in crash.reason

@@ -179,8 +179,10 @@ def run_check(
             return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
         timings.update({f"compile {k}": v for k, v in compile_times.stages().items()})
         emit(Phase.COMPARE)
-        judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings)
         late = getattr(res, "late", None)  # a script's backward compiled after its calls
+        if late is not None:  # judge the calls the compiled run got through
+            ref, fp64 = runner.cut(ref, res), runner.cut(fp64, res) if fp64 else None
+        judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings)
         if late is not None and judged.verdict not in WRONG:
             ev = exception_evidence(late)
             reason = (

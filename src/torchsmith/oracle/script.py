@@ -497,6 +497,11 @@ class ScriptRunner:
             return out
         return run.out
 
+    def cut(self, run: ScriptRun, like: ScriptRun) -> ScriptRun:
+        """``run`` up to where ``like`` (a compiled run that raised after its calls) ended:
+        the calls both made, without gradients."""
+        return ScriptRun(run.records[: len(like.records)], None, run.error)
+
     def effects(self, run: ScriptRun) -> list[dict[str, Any]] | None:
         """Per call, the Python state it changed (None when no call changed any)."""
         effects = [r.effects for r in run.records]
