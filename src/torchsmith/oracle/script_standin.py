@@ -120,15 +120,6 @@ def declared_text(kwargs: dict[str, Any]) -> dict[str, str]:
             for k, v in kwargs.items()}  # fmt: skip
 
 
-def site_of(obj: Any) -> CompileSite | None:
-    """The compile site behind a stand-in (None for anything else)."""
-    if isinstance(obj, CompiledModule):
-        return obj.__dict__.get(_SITE_KEY)
-    if isinstance(obj, CompiledFunction):
-        return obj.torchsmith_site
-    return None
-
-
 def make_standin(
     run: Recorder,
     target: Any,
