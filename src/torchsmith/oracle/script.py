@@ -104,7 +104,8 @@ def _summary(e: BaseException) -> str:
 
 def _raised_in_torch(e: BaseException) -> bool:
     """The exception's innermost Python frame is torch's (a compile in ``backward()``), not the
-    script's own (an ``assert``, or an op the script called with what it was given)."""
+    script's own (an ``assert``, or an op the script called with what it was given). An
+    ``AssertionError`` (``torch.testing.assert_close``) is the script's check all the same."""
     tb = e.__traceback__
     last = None
     while tb is not None:
@@ -405,7 +406,8 @@ class _Run:
         if last.invalid is not None and self.runner.invalid.get(len(self.records) - 1):
             return f"ended at invalid call {len(self.records) - 1}: {_summary(e)}", None
         eager_ended = self.runner.stop_at is not None
-        if self.backend is not None and _raised_in_torch(e) and not eager_ended:
+        checked = isinstance(e, AssertionError)  # the script's own check of values
+        if self.backend is not None and _raised_in_torch(e) and not eager_ended and not checked:
             return f"{_summary(e)} (after the compiled calls, compiled run only)", e
         return _summary(e), None
 

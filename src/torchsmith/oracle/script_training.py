@@ -14,7 +14,8 @@ same tensors (inputs and parameters cast with ``.to(float64)``, which autograd d
 so the gradients, the updated parameters and ``autograd.grad``'s results of that run are the
 float64 computation of the compiled part, rounded once to the tensor's dtype; they are handed to
 the judge as float64 (``same(eager, compiled, fp64)``'s reference), and only when a call of the
-run was routed (otherwise they are eager's own and are no reference).
+run was routed (otherwise they are eager's own and are no reference), and only for float32 and
+float64 tensors (bfloat16 and float16 ones are judged against eager alone, as before).
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ from torch.utils import _pytree as pytree
 
 #: ``torch.autograd.grad`` calls recorded per run.
 MAX_AUTOGRAD_CALLS = 32
+#: Dtypes whose float64 recomputation is a reference. A bfloat16 or float16 script rounds its
+#: Python scalars and intermediates to the dtype (a margin of 1.7 is 1.703125 in bfloat16), so
+#: float64 computes another function at a rounding boundary: such gradients are judged against
+#: eager alone (PyTorch issue 185517: compiled kept the margin in float32 and zeroed a gradient
+#: that float64 also zeroes).
+_REFERENCE_DTYPES = (torch.float32, torch.float64)
 
 
 class _Route(torch.autograd.Function):
@@ -161,7 +168,7 @@ class Training:
                 if g is not None:
                     out[f"autograd.grad[{j}][{k}]"] = g
         if as_reference and self.routed:
-            out = {k: v.double() if v.is_floating_point() else v for k, v in out.items()}
+            out = {k: v.double() if v.dtype in _REFERENCE_DTYPES else v for k, v in out.items()}
         self.touched.clear()  # the script's tensors go with its run
         self.autograd = []
         return out or None
