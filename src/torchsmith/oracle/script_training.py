@@ -110,10 +110,25 @@ def linked_call(
     kwargs: dict[str, Any],
     dtype: torch.dtype,
 ) -> Any:
-    """``fn(*args, **kwargs)`` with ``state``'s parameters and buffers named in ``tensors``
-    replaced by ``tensors[name].to(dtype)`` (the script's own, requiring grad)."""
+    """``fn(*args, **kwargs)`` with ``state``'s parameters named in ``tensors`` replaced by
+    ``tensors[name].to(dtype)`` (the script's own, requiring grad). A name whose attribute path
+    does not reach that parameter (a submodule shadowed by an instance attribute) is left as
+    it is: the call computes with what it reaches, as eager does."""
+    own = dict(state.named_parameters())
+
+    def reaches(name: str) -> bool:
+        obj: Any = state
+        try:
+            for part in name.split("."):
+                obj = getattr(obj, part)
+        except AttributeError:
+            return False
+        return obj is own.get(name)
+
     linked = {
-        f"state.{k}": v.to(dtype, copy=True) for k, v in tensors.items() if v.is_floating_point()
+        f"state.{k}": v.to(dtype, copy=True)
+        for k, v in tensors.items()
+        if v.is_floating_point() and reaches(k)
     }
     if not linked or not torch.is_grad_enabled():
         return fn(*args, **kwargs)
