@@ -2,11 +2,12 @@
 
 Every compiler-bug case of the public-issue corpus (``bench/issues/cases.json``: not the
 not-a-bug cases) and every script of this project's own reported finds (``bench/found``) is
-imported into the canonical format, checked under ``--python`` (a venv with the torch to sign
-on) and, with ``--reduce``, reduced by the same reducer a campaign uses; the readable signature
-of the (reduced) program is recorded with the issue number, URL and title. A case that does not
-fail there (fixed in that release, or not reproduced on CPU) gives no entry. Entries signed on
-other torch versions are kept, so the table holds one entry per case and version.
+imported into the canonical format (checked as pasted when it cannot be imported), checked
+under ``--python`` (a venv with the torch to sign on) and, with ``--reduce``, reduced by the same
+reducer a campaign uses when its failure is a wrong output; the readable signature of the
+(reduced) program is recorded with the issue number, URL and title. A case that does not fail
+there (fixed in that release, or not reproduced on CPU) gives no entry. Entries are added: a
+case may hold several (signed as pasted, imported, reduced; per torch version).
 
     python bench/known_table.py --python /work/venv26/bin/python --reduce
     python bench/known_table.py --reduce          # this interpreter's torch
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--found", type=Path, default=HERE / "found")
     ap.add_argument("--reduce", nargs="?", type=float, const=60.0, default=None, metavar="SECONDS")
     ap.add_argument("--reduce-all", action="store_true", help="Reduce crashes too.")
+    ap.add_argument("--fresh", action="store_true", help="Drop this version's old entries.")
     ap.add_argument("--only", nargs="*", default=None, help="File names or issue numbers.")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--out", type=Path, default=TABLE)
@@ -122,8 +124,17 @@ def main(argv: list[str] | None = None) -> int:
             if readable is not None:
                 entry = {k: item[k] for k in ("issue", "url", "title", "source")}
                 signed.append(entry | {"readable": readable, "torch": version, "signed": how})
-    redone = {i["source"] for i in items}
-    keep = [e for e in table["entries"] if e["torch"] != version or e["source"] not in redone]
+    # entries are added, never silently replaced: a script signed as pasted and its imported or
+    # reduced program may sign differently, and both name the same known bug; --fresh drops this
+    # version's entries of the scripts signed now
+    redone = {i["source"] for i in items} if args.fresh else set()
+    new = {(e["source"], e["torch"], e["readable"]) for e in signed}
+    keep = [
+        e
+        for e in table["entries"]
+        if (e["source"], e["torch"], e["readable"]) not in new
+        and not (e["torch"] == version and e["source"] in redone)
+    ]
     table["entries"] = sorted(keep + signed, key=lambda e: (e["source"], e["torch"]))
     args.out.write_text(json.dumps(table, indent=1) + "\n")
     print(f"{len(signed)} entries signed on torch {version}; {len(table['entries'])} in {args.out}")

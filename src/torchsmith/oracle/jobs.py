@@ -190,7 +190,18 @@ def run_check(
             return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
         timings.update({f"compile {k}": v for k, v in compile_times.stages().items()})
         emit(Phase.COMPARE)
+        late = getattr(res, "late", None)  # a script's backward compiled after its calls
+        if late is not None:  # judge the calls the compiled run got through
+            ref, fp64 = runner.cut(ref, res), runner.cut(fp64, res) if fp64 else None
         judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings, blanked)
+        if late is not None and not _wrong(judged.verdict):
+            ev = exception_evidence(late)
+            reason = (
+                f"compiled ({backend}) raised {ev['exc_type']} after its calls:"
+                f" {_first_line(ev['message'])}"
+            )
+            ev.update(runner.evidence(), invalid_calls=runner.invalid_calls())
+            return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
         path = str(judged.evidence.get("output", ""))
         if path and judged.reason.startswith(path):
             judged.reason = runner.where(path) + judged.reason[len(path) :]
@@ -206,6 +217,7 @@ def run_check(
                 f"passed, but Dynamo compiled no graph ({why}): the program ran eagerly;"
                 " --fullgraph turns this into an error"
             )
+        _note_invalid_calls(runner, judged)
         return finish(_result(judged.verdict, phase, judged.reason, **judged.evidence))
 
 
@@ -236,6 +248,23 @@ def describe(diff: dict[str, Any] | None) -> str:
     else:
         text += f" ({diff.get('first', diff.get('structure'))} vs {diff.get('second', '')})"
     return text
+
+
+def _wrong(verdict: Verdict) -> bool:
+    """A compiled result that is wrong (not merely imprecise): it outranks a later exception."""
+    return verdict.is_wrong_output and verdict is not Verdict.IMPRECISE
+
+
+def _note_invalid_calls(runner: Any, judged: Judgement) -> None:
+    """A script's calls that raised in eager were not judged: name them (the verdict is that
+    of the judged calls)."""
+    invalid = runner.invalid_calls() if hasattr(runner, "invalid_calls") else []
+    if not invalid:
+        return
+    judged.evidence["invalid_calls"] = invalid
+    named = "; ".join(f"{c['call']} ({c['site']}): {c['error']}" for c in invalid)
+    note = f"not judged, invalid in eager: {named}"
+    judged.reason = f"{judged.reason}; {note}" if judged.reason else note
 
 
 def _aligned(a: list[dict] | None, b: list[dict] | None) -> tuple[Any, Any, None]:

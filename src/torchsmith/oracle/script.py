@@ -7,20 +7,28 @@ attribute and calls again. Rewriting that into a canonical program loses what ha
 the calls, so a script is judged as it stands: :class:`ScriptRunner` executes it as
 ``__main__`` in the worker once per mode, and every call of a compiled callable is recorded:
 
-* **eager**: the callable runs as it is (the compile is a no-op), so the script goes on exactly
-  as in eager PyTorch;
+* **eager**: the callable runs as it is (the compile is a stand-in with ``torch.compile``'s
+  semantics, :mod:`torchsmith.oracle.script_standin`), so the script goes on exactly as in eager
+  PyTorch;
 * **compiled**: the real ``torch.compile`` with the script's own arguments (a backend given to
   ``check``, e.g. a ladder rung, replaces the script's); its results go back to the script, as
   the user saw them; an exception inside a compiled call is the compiled run's;
 * **fp64** (a dtype): each recorded call is recomputed with its inputs, the module's parameters
   (or a function's global modules and tensors) cast, while the script itself goes on with the
-  eager result.
+  eager result (whose backward goes through the float64 recomputation).
 
 What the judge compares is the sequence of recorded calls (outputs ``calls[i]``, in order over
 all compile sites), the call's tensor arguments after the call when a run mutated one in place
-(``input``), and the gradients the script's own ``backward()`` left on those arguments and on a
-compiled module's parameters (``grad``, judged without a float64 reference). Configuration the
-script sets (``torch._inductor.config.x = ...``) applies to its run and is undone afterwards.
+(``input``), and what the script's own training left (``grad``: gradients, parameters after
+optimizer steps, ``torch.autograd.grad`` results, :mod:`torchsmith.oracle.script_training`).
+Configuration the script sets (``torch._inductor.config.x = ...``) applies to its run and is
+undone afterwards.
+
+Per call: a call that raises in eager is invalid alone (``invalid``: not judged, named in the
+verdict); the other runs end where eager's script ended. Only when no call is valid is the script
+``invalid``. An exception only the compiled run raises inside torch after its calls (a backward
+compiled lazily) is the compiled run's (``ScriptRun.late``: a crash unless a call's result is
+already wrong).
 """
 
 from __future__ import annotations
@@ -28,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-import functools
 import gc
 import sys
 import types
@@ -38,7 +45,8 @@ from typing import Any
 import torch
 
 from torchsmith.options import CheckOptions
-from torchsmith.oracle import runtime
+from torchsmith.oracle import runtime, script_training
+from torchsmith.oracle import script_standin as standin
 from torchsmith.oracle.diagnose import describe_arg
 from torchsmith.program.format import Program
 
@@ -62,6 +70,7 @@ class CallRecord:
     after: list[torch.Tensor] | None  # ... after it, when the call mutated one of them
     grad_refs: list[tuple[str, torch.Tensor]]
     effects: dict[str, Any] = dataclasses.field(default_factory=dict)  # Python state it changed
+    invalid: str | None = None  # eager raised in this call (``TypeError: ...``): not judged
 
 
 @dataclasses.dataclass
@@ -71,18 +80,13 @@ class ScriptRun:
     records: list[CallRecord]
     grads: dict[str, Any] | None = None
     error: str | None = None  # the script raised after its recorded calls (compiled mode)
+    #: an exception only the compiled run raised, inside torch, outside its calls (a backward
+    #: compiled lazily): a crash unless the calls' results already show a failure
+    late: BaseException | None = None
 
     @property
     def out(self) -> list[Any]:
-        return [r.out for r in self.records]
-
-
-_TORCH_DIR = torch.__file__.rsplit("/", 1)[0] + "/"
-
-
-def _called_by_torch() -> bool:
-    """True when the patched function was called from inside torch (not by the script)."""
-    return sys._getframe(2).f_code.co_filename.startswith(_TORCH_DIR)
+        return [None if r.invalid else r.out for r in self.records]
 
 
 def _clone(obj: Any) -> Any:
@@ -91,6 +95,34 @@ def _clone(obj: Any) -> Any:
 
 def _nbytes(tensors: list[torch.Tensor]) -> int:
     return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def _summary(e: BaseException) -> str:
+    line = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), "")
+    return f"{type(e).__name__}: {line[:300]}"
+
+
+def _raised_in_torch(e: BaseException) -> bool:
+    """The exception's innermost Python frame is torch's (a compile in ``backward()``), not the
+    script's own (an ``assert``, or an op the script called with what it was given). An
+    ``AssertionError`` (``torch.testing.assert_close``) is the script's check all the same."""
+    tb = e.__traceback__
+    last = None
+    while tb is not None:
+        last, tb = tb, tb.tb_next
+    return last is not None and standin.in_torch(last.tb_frame.f_code.co_filename)
+
+
+def _chain(e: BaseException | None) -> list[BaseException]:
+    out: list[BaseException] = []
+    while e is not None and len(out) < 8:
+        out.append(e)
+        e = e.__cause__ or e.__context__
+    return out
+
+
+class _StopScript(BaseException):
+    """Eager's script ended at this call: the other runs end there too."""
 
 
 @contextlib.contextmanager
@@ -110,44 +142,6 @@ def _restored_state() -> Iterator[None]:
         torch.set_grad_enabled(grad)
 
 
-class _Compiled:
-    """What the script gets back from ``torch.compile``: calls are recorded; anything else
-    (attributes, ``.eval()``, ``.parameters()``) goes to the compiled object or the target."""
-
-    def __init__(
-        self,
-        run: _Run,
-        target: Any,
-        site: str,
-        kwargs: dict[str, Any],
-        owner: torch.nn.Module | None = None,
-    ) -> None:
-        self._run, self._target, self._site = run, target, site
-        self._kwargs = {
-            k: repr(v) if not callable(v) else getattr(v, "__name__", repr(v))
-            for k, v in kwargs.items()
-        }
-        #: the module whose parameters a variant casts (the target, or for ``module.compile()``
-        #: the module whose ``_call_impl`` is compiled)
-        self._owner = (
-            owner
-            if owner is not None
-            else (target if isinstance(target, torch.nn.Module) else None)
-        )
-        self._real = run.compile_real(target, kwargs)
-        if isinstance(target, types.FunctionType):
-            functools.update_wrapper(self, target)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:  # a keyword may be named `self`
-        return self._run.call(self, args, kwargs)
-
-    def __get__(self, obj: Any, objtype: Any = None) -> Any:  # @torch.compile on a method
-        return self if obj is None else functools.partial(self.__call__, obj)
-
-
 class _Run:
     """One execution of the script in one mode."""
 
@@ -161,10 +155,18 @@ class _Run:
     ) -> None:
         self.runner, self.backend, self.dtype = runner, backend, dtype
         self.transform, self.context = transform, context
+        #: the eager run (in the check's dtype) whose invalid calls and end the others follow
+        self.reference = (
+            backend is None
+            and dtype == runtime.resolve_dtype(runner.options.dtype)
+            and transform is None
+            and not context
+        )
         self.records: list[CallRecord] = []
         self.ns: dict[str, Any] = {}
-        self.originals: dict[str, Any] = {}
         self.call_error: BaseException | None = None
+        self.invalid_error: BaseException | None = None
+        self.training = script_training.Training(runner.filename)
 
     # -- compile -----------------------------------------------------------------------------
     def compile_real(self, target: Any, kwargs: dict[str, Any]) -> Any:
@@ -173,72 +175,85 @@ class _Run:
         kw = self.runner.compile_kwargs(kwargs, self.backend)
         return self.runner.real_compile(target, **kw)
 
-    def fake_compile(
-        self, model: Any = None, *, _owner: torch.nn.Module | None = None, **kwargs: Any
-    ) -> Any:
-        if _called_by_torch():
-            return self.originals["compile"](model, **kwargs)
-        if model is None:  # @torch.compile(fullgraph=True)
-            return lambda m: self.fake_compile(m, **kwargs)
-        frame = sys._getframe(1)
-        while frame.f_code.co_filename != self.runner.filename and frame.f_back is not None:
-            frame = frame.f_back
-        named = _owner if _owner is not None else model
-        name = getattr(named, "__name__", None) or type(named).__name__
-        site = f"line {frame.f_lineno}: {name}"
-        return _Compiled(self, model, site, kwargs, _owner)
-
-    def fake_optimize(self, *args: Any, **kw: Any) -> Any:
-        if _called_by_torch():  # torch.compile itself goes through optimize
-            return self.originals["optimize"](*args, **kw)
-        backend = args[0] if args else kw.get("backend", "inductor")
-        fullgraph = bool(kw.get("nopython", False))
-        return lambda model: self.fake_compile(model, backend=backend, fullgraph=fullgraph)
-
-    def module_compile(self, module: torch.nn.Module, *args: Any, **kwargs: Any) -> None:
-        compiled = self.fake_compile(module._call_impl, _owner=module, **kwargs)
-        module._compiled_call_impl = compiled.__call__  # what nn.Module.compile() sets
-
     # -- calls ---------------------------------------------------------------------------------
-    def call(self, wrapper: _Compiled, args: tuple, kwargs: dict) -> Any:
-        if len(self.records) >= MAX_CALLS:
-            return wrapper._real(*args, **kwargs)
-        leaves = runtime.tensor_leaves([list(args), kwargs])
-        before = [t.detach().clone() for t in leaves] if _nbytes(leaves) <= SNAPSHOT_BYTES else None
-        versions = [t._version for t in leaves]
-        state = self._state(wrapper)
-        if self.dtype is not None or self.transform is not None:
-            out = self._variant(wrapper, args, kwargs)
-            result = wrapper._real(*args, **kwargs)  # what the script goes on with
-        else:
-            try:
-                with self.context() if self.context else contextlib.nullcontext():
-                    out = result = wrapper._real(*args, **kwargs)
-            except Exception as e:
-                if self.backend is not None:
-                    self.call_error = e
-                raise
-        mutated = any(t._version != v for t, v in zip(leaves, versions, strict=True))
-        after = [t.detach().clone() for t in leaves] if mutated else None
-        refs = [(f"arg{j}", t) for j, t in enumerate(leaves) if t.requires_grad and t.is_leaf]
-        if wrapper._owner is not None:
-            refs += [(f"param:{n}", p) for n, p in wrapper._owner.named_parameters()]
+    def call(self, site: standin.CompileSite, args: tuple, kwargs: dict) -> Any:
+        index = len(self.records)
+        if index >= MAX_CALLS:
+            return site.real(*args, **kwargs)
         described = [describe_arg(a) for a in args] + [
             f"{k}={describe_arg(v)}" for k, v in kwargs.items()
         ]
+        invalid = self.runner.invalid
+        if not self.reference and index == self.runner.stop_at:
+            self.records.append(CallRecord(site.name, None, described, site.declared, None,
+                                           None, [], invalid=invalid.get(index)))  # fmt: skip
+            raise _StopScript
+        leaves = runtime.tensor_leaves([list(args), kwargs])
+        before = [t.detach().clone() for t in leaves] if _nbytes(leaves) <= SNAPSHOT_BYTES else None
+        versions = [t._version for t in leaves]
+        state = self._state(site)
+        try:
+            if self.dtype is not None or self.transform is not None:
+                out = self._variant(site, args, kwargs)
+                result = site.real(*args, **kwargs)  # what the script goes on with
+                if self.dtype is torch.float64 and self.transform is None:
+                    result, routed = script_training.route(result, out)
+                    self.training.routed |= routed
+            else:
+                with self.context() if self.context else contextlib.nullcontext():
+                    out = result = site.real(*args, **kwargs)
+        except Exception as e:
+            if self.reference or index in invalid:  # invalid in eager: this call is not judged
+                if self.reference:
+                    invalid[index] = _summary(e)
+                    self.invalid_error = e
+                self.records.append(CallRecord(site.name, None, described, site.declared,
+                                               None, None, [], invalid=invalid[index]))  # fmt: skip
+            elif self.backend is not None:
+                self.call_error = e
+            raise
+        mutated = any(t._version != v for t, v in zip(leaves, versions, strict=True))
+        after = [t.detach().clone() for t in leaves] if mutated else None
+        refs = [(f"arg{j}", t) for j, t in enumerate(leaves) if t.requires_grad and t.is_leaf]
+        if site.owner is not None:
+            refs += [(f"param:{n}", p) for n, p in site.owner.named_parameters()]
+        else:
+            refs += self._global_refs()
+        self.training.touch(index, refs)
         effects = {}
         if self.dtype is None and self.transform is None:  # a variant replays, it does not act
-            now = self._state(wrapper)
+            now = self._state(site)
             effects = {
                 k: now.get(k) for k in state.keys() | now.keys() if state.get(k) != now.get(k)
             }
         record = CallRecord(
-            wrapper._site, _clone(out), described, wrapper._kwargs, before, after, refs, effects
+            site.name,
+            _clone(out),
+            described,
+            site.declared,
+            before,
+            after,
+            refs,
+            effects,
+            invalid=None if self.reference else invalid.get(index),
         )
         self.records.append(record)
         return result
 
-    def _state(self, wrapper: _Compiled) -> dict[str, Any]:
+    def _global_refs(self) -> list[tuple[str, torch.Tensor]]:
+        """A compiled function's global modules' parameters and global leaf tensors that
+        require grad (what its training changes)."""
+        refs: list[tuple[str, torch.Tensor]] = []
+        for name, value in list(self.ns.items()):
+            if isinstance(value, standin.CompiledModule):
+                continue  # a compiled module's calls are recorded on their own
+            if isinstance(value, torch.nn.Module):
+                refs += [(f"global:{name}.{n}", p) for n, p in value.named_parameters()]
+            elif isinstance(value, torch.Tensor) and value.requires_grad and value.is_leaf:
+                refs.append((f"global:{name}", value))
+        return refs
+
+    def _state(self, site: standin.CompileSite) -> dict[str, Any]:
         """The script's Python state a call may change, as exact values: globals, attributes of
         the script's classes and of the compiled module that are ints, bools, strings or None,
         and the lengths of lists, tuples, dicts and sets (never floats: those round)."""
@@ -261,17 +276,17 @@ class _Run:
         for name, value in list(self.ns.items()):
             if isinstance(value, type) and value.__module__ == "__main__":
                 note(f"{name}.", vars(value).items())
-        if wrapper._owner is not None:
-            note(
-                "self.", ((k, v) for k, v in vars(wrapper._owner).items() if not k.startswith("_"))
-            )
+        if site.owner is not None:
+            note("self.", ((k, v) for k, v in vars(site.owner).items() if not k.startswith("_")))
         return out
 
-    def _variant(self, wrapper: _Compiled, args: tuple, kwargs: dict) -> Any:
-        """The call recomputed with its inputs and state cast (fp64) or transformed (probe)."""
+    def _variant(self, site: standin.CompileSite, args: tuple, kwargs: dict) -> Any:
+        """The call recomputed with its inputs and state cast (fp64) or transformed (probe);
+        in the float64 run, differentiable back to the script's tensors."""
         device = self.runner.options.device
         calls = runtime.prepare_inputs([[list(args), kwargs]], device, self.dtype)
-        owner = wrapper._owner
+        owner = site.owner
+        linked: dict[str, torch.Tensor] = {}
         if owner is not None:
             hook = owner.__dict__.pop("_compiled_call_impl", None)  # never copy our wrapper
             try:
@@ -281,20 +296,39 @@ class _Run:
                     owner._compiled_call_impl = hook
             if self.dtype is not None:
                 state = state.to(self.dtype)
+            linked = script_training.trainable(owner)
         else:
-            state = runtime.GlobalState(self.ns)
+            ns = {k: v._orig_mod if isinstance(v, standin.CompiledModule) else v
+                  for k, v in self.ns.items()}  # fmt: skip
+            state = runtime.GlobalState(ns)
             if self.dtype is not None:
                 state = state.to(self.dtype)
+            for key, name in state.names.items():
+                if isinstance(ns[name], torch.nn.Module):
+                    linked.update(script_training.trainable(ns[name], f"mods.{key}."))
         if self.transform is not None:
             with torch.no_grad():
                 state, calls = self.transform(state, calls)
+        routing = self.dtype is torch.float64 and self.transform is None
+        if routing:
+            calls = script_training.link_inputs([[list(args), kwargs]], calls, self.dtype)
         saved = dict(self.ns)
         try:
             if owner is None:
                 state.write_back(self.ns)  # type: ignore[operator]
-            fn = wrapper._target if owner is None else state._call_impl
+                if routing:  # the global leaf tensors it trains, differentiably
+                    self.ns.update({n: v.to(self.dtype) for n, v in saved.items()
+                                    if isinstance(v, torch.Tensor) and v.requires_grad
+                                    and v.is_floating_point()})  # fmt: skip
+                fn = site.target
+            elif site.target is owner:
+                fn = state._call_impl
+            else:  # a method of the module: torch.compile(model.forward), module.compile()
+                fn = getattr(state, site.target.__name__)
             ((a, kw),) = calls
             with self.context() if self.context else contextlib.nullcontext():
+                if routing and linked:
+                    return script_training.linked_call(state, fn, linked, a, kw, self.dtype)
                 return fn(*a, **kw)
         finally:
             self.ns.update(saved)
@@ -303,18 +337,21 @@ class _Run:
     def execute(self, grad: bool) -> ScriptRun:
         self.ns.update({"__name__": "__main__", "__file__": self.runner.filename})
         self.ns["__builtins__"] = __builtins__
-        patches = [
-            (torch, "compile", self.fake_compile),
-            (torch._dynamo, "optimize", self.fake_optimize),
-            (torch.nn.Module, "compile", lambda m, *a, **k: self.module_compile(m, *a, **k)),
-        ]
+        intercept = standin.Interceptor(
+            self, self.runner.filename, torch.compile, torch._dynamo.optimize
+        )
+        patches = intercept.patches()
+        patches.append((torch.autograd, "grad", self.training.grad_fn(torch.autograd.grad)))
         originals = [(obj, name, getattr(obj, name)) for obj, name, _ in patches]
-        self.originals = {name: old for _, name, old in originals}
         error: str | None = None
+        late: BaseException | None = None
         main = sys.modules.get("__main__")
         module = types.ModuleType("__main__")
         module.__dict__.update(self.ns)
         self.ns = module.__dict__
+        if self.reference:
+            self.runner.invalid.clear()
+            self.runner.stop_at = None
         try:
             with _restored_state():
                 for obj, name, new in patches:
@@ -326,14 +363,14 @@ class _Run:
                 except SystemExit as e:
                     if e.code not in (None, 0):
                         error = f"SystemExit({e.code})"
+                except _StopScript:
+                    error = f"ended at call {len(self.records) - 1}, as eager did"
                 except Exception as e:
-                    if e is self.call_error:
-                        raise
-                    if not self.records or (self.backend is None and self.dtype is None):
-                        raise  # in eager the script itself is wrong: the program is invalid
-                    error = f"{type(e).__name__}: {str(e)[:300]}"
+                    error, late = self._ended(e)
                 if self.call_error is not None:  # the script caught it; the compile failed
                     raise self.call_error
+                if self.reference and self.records and all(r.invalid for r in self.records):
+                    raise self.invalid_error  # type: ignore[misc]  # no valid call: invalid
         finally:
             for obj, name, old in originals:
                 setattr(obj, name, old)
@@ -343,17 +380,36 @@ class _Run:
             # break it now, or every run's tensors live until the cyclic collector comes by.
             self.ns.clear()
             gc.collect()
-        grads = None
-        if grad or any(r.grad_refs for r in self.records):
-            grads = {
-                f"call{i}.{name}": (t.grad.detach().clone() if t.grad is not None else None)
-                for i, r in enumerate(self.records)
-                for name, t in r.grad_refs
-            }
-            grads = {k: v for k, v in grads.items() if v is not None} or None
+        grads = self.training.results(as_reference=self.dtype is torch.float64)
+        if late is not None:
+            grads = None  # what a failed backward left is no gradient
         for r in self.records:
             r.grad_refs = []  # the script's tensors and parameters go with its run
-        return ScriptRun(self.records, grads, error)
+        return ScriptRun(self.records, grads, error, late)
+
+    def _ended(self, e: Exception) -> tuple[str, BaseException | None]:
+        """The script raised ``e`` outside a failed compiled call: (what to note, an exception
+        only the compiled run raised inside torch, to be judged a crash); raises ``e`` when
+        the script cannot be judged at all (today's invalid, or a compiled run that failed
+        before any call)."""
+        if e is self.call_error:
+            raise e
+        ended_invalid = self.invalid_error is not None and self.invalid_error in _chain(e)
+        if self.reference or (self.backend is None and self.dtype is None):
+            if ended_invalid and any(r.invalid is None for r in self.records):
+                self.runner.stop_at = len(self.records) - 1
+                return f"ended at invalid call {len(self.records) - 1}: {_summary(e)}", None
+            raise e  # in eager the script itself is wrong: the program is invalid
+        if not self.records:
+            raise e
+        last = self.records[-1]
+        if last.invalid is not None and self.runner.invalid.get(len(self.records) - 1):
+            return f"ended at invalid call {len(self.records) - 1}: {_summary(e)}", None
+        eager_ended = self.runner.stop_at is not None
+        checked = isinstance(e, AssertionError)  # the script's own check of values
+        if self.backend is not None and _raised_in_torch(e) and not eager_ended and not checked:
+            return f"{_summary(e)} (after the compiled calls, compiled run only)", e
+        return _summary(e), None
 
 
 class ScriptRunner:
@@ -372,6 +428,10 @@ class ScriptRunner:
             raise runtime.ProgramLoadError(f"the script does not parse: {e}") from e
         self.real_compile = torch.compile
         self.sites: list[str] = []
+        #: set by the eager reference run: its calls that raised (index -> ``TypeError: ...``),
+        #: and the call its script ended at by raising (the other runs end there too)
+        self.invalid: dict[int, str] = {}
+        self.stop_at: int | None = None
 
     def compiled_backend(self, requested: str | None) -> str:
         """A ladder rung when one is asked for; a ``--backend`` the user chose; otherwise
@@ -431,11 +491,18 @@ class ScriptRunner:
             out = []
             for r in run.records:
                 state = r.after if r.after is not None else r.before
+                if r.invalid:
+                    state = None
                 if state is not None and dtype is not None:
                     state = [t.to(dtype) if t.is_floating_point() else t for t in state]
                 out.append(state)
             return out
         return run.out
+
+    def cut(self, run: ScriptRun, like: ScriptRun) -> ScriptRun:
+        """``run`` up to where ``like`` (a compiled run that raised after its calls) ended:
+        the calls both made, without gradients."""
+        return ScriptRun(run.records[: len(like.records)], None, run.error)
 
     def effects(self, run: ScriptRun) -> list[dict[str, Any]] | None:
         """Per call, the Python state it changed (None when no call changed any)."""
@@ -444,6 +511,14 @@ class ScriptRunner:
 
     def evidence(self) -> dict[str, Any]:
         return {"script": True, "calls": len(self.sites), "sites": list(dict.fromkeys(self.sites))}
+
+    def invalid_calls(self) -> list[dict[str, Any]]:
+        """The calls eager raised in (not judged): ``{"call", "site", "error"}`` each."""
+        return [
+            {"call": f"calls[{i}]", "site": self.sites[i] if i < len(self.sites) else "?",
+             "error": error}
+            for i, error in sorted(self.invalid.items())
+        ]  # fmt: skip
 
     def where(self, path: str) -> str:
         """``calls[1][0]`` -> ``calls[1][0] (line 12: f)``: which compile site made the call."""
@@ -469,6 +544,7 @@ def sites_job(program: Program, options: CheckOptions, emit: Any) -> dict[str, A
     try:
         with runtime.compiler_config(options):
             result = _Run(ScriptRunner(program, options), None, None, None, None).execute(False)
+        error = result.error  # a call that raised in eager ended the script
         for r in result.records:
             site = sites.setdefault(
                 r.site, {"site": r.site, "compiled_with": r.compiled_with, "calls": []}
