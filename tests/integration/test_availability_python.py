@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import torchsmith.campaign as camp
+import torchsmith.campaign.loop as camp
 from tests.unit.test_availability import fake_python
 from torchsmith.campaign.config import CampaignConfig, CampaignError
 from torchsmith.campaign.loop import Campaign
