@@ -98,6 +98,38 @@ def _max_abs(a, b):
     return 0.0 if a == b else float("inf")
 
 
+def _meta(eager, compiled):
+    # what differs in structure, shape, dtype or layout (strides of dims > 1), or None
+    le, lc = _leaves(eager), _leaves(compiled)
+    if len(le) != len(lc):
+        return f"{{len(le)}} outputs in eager, {{len(lc)}} compiled"
+    for i, (e, c) in enumerate(zip(le, lc)):
+        if isinstance(e, torch.Tensor) != isinstance(c, torch.Tensor):
+            return f"output {{i}}: {{type(e).__name__}} in eager, {{type(c).__name__}} compiled"
+        if not isinstance(e, torch.Tensor):
+            continue
+        if e.shape != c.shape or e.dtype != c.dtype:
+            return f"output {{i}}: {{list(e.shape)}} {{e.dtype}} in eager, {{list(c.shape)}} {{c.dtype}} compiled"
+        if e.layout == c.layout == torch.strided and e.numel() > 1:
+            lay_e = [(n, s) for n, s in zip(e.shape, e.stride()) if n > 1]
+            lay_c = [(n, s) for n, s in zip(c.shape, c.stride()) if n > 1]
+            if lay_e != lay_c:
+                return f"output {{i}}: strides {{e.stride()}} in eager, {{c.stride()}} compiled"
+    return None
+
+
+def _nan_flips(eager, compiled, fp64):
+    # positions where compiled is NaN and eager and fp64 are not, or the reverse
+    for i, (e, c, f) in enumerate(zip(_leaves(eager), _leaves(compiled), _leaves(fp64))):
+        if not (isinstance(e, torch.Tensor) and e.is_floating_point() and e.shape == c.shape):
+            continue
+        ne, nc, nf = e.isnan(), c.isnan(), f.isnan()
+        flips = int(((ne != nc) & (ne == nf)).sum())
+        if flips:
+            return f"output {{i}}: compiled NaN pattern differs at {{flips}} position(s)"
+    return None
+
+
 def _imprecise(eager, compiled, fp64):
     \"\"\"Compiled passes same() but is many times further from fp64 than eager (torchsmith's
     `imprecise`: ratio >= {ratio}, at least {min_numel} values, {min_eps} eps of the output).\"\"\"
@@ -128,6 +160,14 @@ if __name__ == "__main__":
     print("compiled:", compiled)
     fp64 = run_test(None, torch.float64)
     print("fp64:", fp64)
+    meta = _meta(eager, compiled)
+    if meta:
+        print("VERDICT: meta-mismatch (" + meta + ")")
+        sys.exit(1)
+    nan = _nan_flips(eager, compiled, fp64)
+    if nan:
+        print("VERDICT: nan-mismatch (" + nan + ", where eager and fp64 agree)")
+        sys.exit(1)
     ok = torch._dynamo.utils.same(eager, compiled, fp64, equal_nan=True)
     print("same(eager, compiled, fp64_ref):", ok)
     print("max abs  compiled - fp64:", _max_abs(compiled, fp64))
