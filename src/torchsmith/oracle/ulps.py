@@ -27,7 +27,9 @@ near-one (0.9 .. 1 - 1e-7) and ``randn`` inputs (4096): eager's largest error an
 ulps (sigmoid; gelu's 1.4e4 on randn is cancellation, excluded by rule 1); compiled's, where
 eager was accurate, 4.1 ulps or less except ``erf`` (1.4e7 on tiny inputs, 2.9e3 on randn),
 ``expm1`` (1.2e7 tiny, 983 randn) and ``erfinv`` near one (107). ``EAGER_MAX_ULPS`` = 4 is
-twice eager's worst; ``IMPRECISE_ULPS`` = 64 is 15x the worst correct compiled kernel;
+twice eager's worst; ``IMPRECISE_ULPS`` = 128 is 30x the worst correct compiled kernel and
+above the 66-ulp ``erf`` (relative error 7e-6) that ``bench/false_alarms.py --edge-values``
+flagged at 64: a loss same() passes and maintainers would not take, so not a finding;
 ``MISMATCH_ULPS`` = 1024 is where the relative error of a float32 result passes 1e-4 (same()'s
 tolerance read as relative).
 """
@@ -41,7 +43,7 @@ import torch
 from torchsmith.verdict import Verdict
 
 EAGER_MAX_ULPS = 4.0
-IMPRECISE_ULPS = 64.0
+IMPRECISE_ULPS = 128.0
 MISMATCH_ULPS = 1024.0
 PROBE_RATIO = 4.0
 _DTYPES = (torch.float32, torch.float16, torch.bfloat16)
