@@ -80,6 +80,7 @@ def _runner(program: Program, options: CheckOptions) -> list[str]:
         lines.append("        before_call(i, target)")
     lines += [
         f"        torch.manual_seed({options.seed})",
+        "        args = args if isinstance(args, (list, tuple)) else [args]",
         "        outs.append(call(*_cast(args, dtype), **_cast(kwargs, dtype)))",
         "    return outs",
     ]

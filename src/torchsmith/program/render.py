@@ -64,6 +64,7 @@ def run_test(backend, dtype=DTYPE):
         calls = get_calls()
     else:
         calls = [get_inputs() if "get_inputs" in globals() else inputs_]
+    calls = [a if isinstance(a, (list, tuple)) else [a] for a in calls]  # a bare tensor: one
     calls = [_cast(list(args), dtype, bases) for args in calls]
     fn = target
     if backend is not None:
@@ -98,8 +99,8 @@ def _max_abs(a, b):
     return 0.0 if a == b else float("inf")
 
 
-def _meta(eager, compiled):
-    # what differs in structure, shape, dtype or layout (strides of dims > 1), or None
+def _meta(eager, compiled, strides=False):
+    # what differs in structure, shape or dtype (with strides: in the layout of dims > 1)
     le, lc = _leaves(eager), _leaves(compiled)
     if len(le) != len(lc):
         return f"{{len(le)}} outputs in eager, {{len(lc)}} compiled"
@@ -110,7 +111,7 @@ def _meta(eager, compiled):
             continue
         if e.shape != c.shape or e.dtype != c.dtype:
             return f"output {{i}}: {{list(e.shape)}} {{e.dtype}} in eager, {{list(c.shape)}} {{c.dtype}} compiled"
-        if e.layout == c.layout == torch.strided and e.numel() > 1:
+        if strides and e.layout == c.layout == torch.strided and e.numel() > 1:
             lay_e = [(n, s) for n, s in zip(e.shape, e.stride()) if n > 1]
             lay_c = [(n, s) for n, s in zip(c.shape, c.stride()) if n > 1]
             if lay_e != lay_c:
@@ -173,6 +174,10 @@ if __name__ == "__main__":
     print("max abs  compiled - fp64:", _max_abs(compiled, fp64))
     print("max abs  eager    - fp64:", _max_abs(eager, fp64))
     print("max abs  compiled - eager:", _max_abs(compiled, eager))
+    layout = _meta(eager, compiled, strides=True) if ok else None
+    if layout:  # values agree; wrong values outrank a layout difference
+        print("VERDICT: meta-mismatch (" + layout + ")")
+        sys.exit(1)
     if ok and _imprecise(eager, compiled, fp64):
         print("VERDICT: imprecise (passes same(), but compiled is far less precise than eager)")
         sys.exit(1)

@@ -1,0 +1,65 @@
+"""The standalone repro judges as the worker does: NaN patterns and layouts too (slow: compiles).
+
+A reduced finding's ``repro.py`` must show its failure alone (exit 1, the same verdict kind).
+``same()`` with a float64 reference that is NaN passes anything, so a NaN where eager and fp64
+agree on NaN needs its own check; a stride-only difference needs one too.
+"""
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from torchsmith.options import CheckOptions
+from torchsmith.program.format import Program
+from torchsmith.program.render import render_script
+
+pytestmark = pytest.mark.slow
+
+#: torch 2.13.0 CPU: var_mean of an empty tensor, compiled mean 0. where eager and fp64 give
+#: nan (public issue #197108).
+VAR_MEAN = """
+import torch
+
+
+def fn(x0):
+    return torch.var_mean(x0)
+
+
+def get_inputs():
+    return torch.zeros(0)
+"""
+
+PASSING = """
+import torch
+
+
+def fn(x):
+    return torch.nan_to_num(torch.log(x)), x.t().contiguous()
+
+
+def get_inputs():
+    return [torch.rand(3, 4) + 0.5]
+"""
+
+
+def _run(source: str, tmp_path) -> subprocess.CompletedProcess:
+    path = tmp_path / "repro.py"
+    path.write_text(render_script(Program(source=source, model="fn"), CheckOptions()))
+    return subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+@pytest.mark.skipif(not torch.__version__.startswith("2.13"), reason="the bug of torch 2.13.0")
+def test_a_nan_mismatch_whose_fp64_run_is_nan_reproduces_alone(tmp_path):
+    proc = _run(VAR_MEAN, tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "VERDICT: nan-mismatch" in proc.stdout
+
+
+def test_a_correct_program_passes_alone_with_a_bare_tensor_input_too(tmp_path):
+    proc = _run(PASSING, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "VERDICT: pass" in proc.stdout
