@@ -27,6 +27,7 @@ from torchsmith.verdict import Verdict
 class FamilyStats:
     """Candidates eager-checked, the valid ones, their verdicts and the seconds it took."""
 
+    programs: int = 0  # seeds asked
     tries: int = 0
     valid: int = 0
     verdicts: Counter[str] = dataclasses.field(default_factory=Counter)
@@ -92,6 +93,11 @@ class ValidatedFamily:
     def on_invalid(self, program: Program) -> None:
         """Record a candidate that did not pass the eager check."""
 
+    def generate(self, seed: int, ctx: GenContext) -> Program | None:
+        """The first eager-valid candidate for ``seed`` (None after ``max_tries`` invalid ones)."""
+        self.stats.programs += 1
+        return self.first_valid(seed, ctx)
+
     def first_valid(self, seed: int, ctx: GenContext) -> Program | None:
         """The first of ``seed``'s candidates that passes the eager check (None after
         ``max_tries`` that do not)."""
@@ -113,3 +119,8 @@ class ValidatedFamily:
 
     def close(self) -> None:
         self.client.close()
+
+
+def note_values(program: Program) -> dict[str, str]:
+    """A program's ``key=value`` notes as a dict (``family=opinfo``, ``op=...``)."""
+    return dict(n.split("=", 1) for n in program.notes if "=" in n)

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import itertools
 import random
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 from torchsmith.generate.export import unbacked
-from torchsmith.generate.family import FamilyStats, ValidatedFamily
+from torchsmith.generate.family import FamilyStats, ValidatedFamily, note_values
 from torchsmith.generate.protocol import GenContext, get_generator
 from torchsmith.program.format import COMPILE_KWARGS, Program
 
@@ -54,7 +55,6 @@ class ExportOptions:
 
 @dataclasses.dataclass
 class ExportStats(FamilyStats):
-    programs: int = 0  # seeds asked
     produced: int = 0
     bases: Counter[str] = dataclasses.field(default_factory=Counter)  # of valid programs
     paths: Counter[str] = dataclasses.field(default_factory=Counter)
@@ -133,10 +133,7 @@ class ExportGenerator(ValidatedFamily):
             for attempt, program in enumerate(self._base(f"opinfo:{mode}").candidates(seed)):
                 yield self._wrap(seed, attempt, program, base, "aoti")
             return
-        attempt = 0
-        while True:
-            yield self._unbacked(seed, attempt)
-            attempt += 1
+        yield from (self._unbacked(seed, attempt) for attempt in itertools.count())
 
     def _unbacked(self, seed: int, attempt: int) -> Program:
         rng = random.Random(f"torchsmith-export:{seed}:{attempt}")
@@ -168,13 +165,8 @@ class ExportGenerator(ValidatedFamily):
         notes = ("family=export", f"base={base}", f"path={path}", *kept)
         return Program(source, program.model, f"export_{seed}", "generated", notes=notes)
 
-    def generate(self, seed: int, ctx: GenContext) -> Program | None:
-        """The first eager-valid candidate for ``seed`` (None after ``max_tries``)."""
-        self.stats.programs += 1
-        return self.first_valid(seed, ctx)
-
     def on_valid(self, program: Program) -> None:
-        note = dict(n.split("=", 1) for n in program.notes if "=" in n)
+        note = note_values(program)
         self.stats.produced += 1
         self.stats.bases[note.get("base", "?")] += 1
         self.stats.paths[note.get("path", "?")] += 1

@@ -39,7 +39,7 @@ from typing import Any
 
 import torch
 
-from torchsmith.generate.family import FamilyStats, ValidatedFamily
+from torchsmith.generate.family import FamilyStats, ValidatedFamily, note_values
 from torchsmith.generate.opinfo.render import (
     CallForm,
     OutInfo,
@@ -502,14 +502,14 @@ class OpInfoGenerator(ValidatedFamily):
         return self.first_valid(seed, ctx)
 
     def on_valid(self, program: Program) -> None:
-        note = dict(n.split("=", 1) for n in program.notes)
+        note = note_values(program)
         self.stats.programs += 1
         self.stats.dtypes[note["dtype"].removeprefix("torch.")] += 1
         self.stats.modes[note["mode"]] += 1
         self.stats.ops[note["op"]] += 1
 
     def on_invalid(self, program: Program) -> None:
-        self.stats.invalid_ops[dict(n.split("=", 1) for n in program.notes)["op"]] += 1
+        self.stats.invalid_ops[note_values(program)["op"]] += 1
 
 
 __all__ = [

@@ -20,13 +20,13 @@ worker) and an invalid one is replaced by the next attempt, at most ``max_tries`
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 from torchsmith.generate.family import FamilyStats, ValidatedFamily
-from torchsmith.generate.protocol import GenContext
 from torchsmith.generate.python.builder import Builder, Fragment
 from torchsmith.generate.python.frags_control import FRAGMENTS_1
 from torchsmith.generate.python.frags_effects import FRAGMENTS_3
@@ -53,7 +53,6 @@ class PyProgOptions:
 class PyProgStats(FamilyStats):
     """What the generator did: seeds asked, candidates tried, valid ones, per fragment."""
 
-    programs: int = 0  # seeds asked
     produced: int = 0  # seeds that gave a valid program
     fragments_tried: Counter[str] = dataclasses.field(default_factory=Counter)
     fragments_valid: Counter[str] = dataclasses.field(default_factory=Counter)
@@ -196,15 +195,9 @@ class PythonGenerator(ValidatedFamily):
 
     def candidates(self, seed: int) -> Iterator[Program]:
         """The programs tried for ``seed``, in order (pure: renders, runs nothing)."""
-        attempt = 0
-        while True:
-            yield render_program(seed, attempt, self.opts, self.names)
-            attempt += 1
-
-    def generate(self, seed: int, ctx: GenContext) -> Program | None:
-        """The first eager-valid candidate for ``seed`` (None after ``max_tries`` invalid ones)."""
-        self.stats.programs += 1
-        return self.first_valid(seed, ctx)
+        yield from (
+            render_program(seed, attempt, self.opts, self.names) for attempt in itertools.count()
+        )
 
     def on_valid(self, program: Program) -> None:
         self.stats.produced += 1

@@ -23,6 +23,7 @@ replaced by the next attempt, at most ``max_tries`` times. ``Program.notes``: ``
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 import re
 from collections import Counter
@@ -30,7 +31,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from torchsmith.generate.family import FamilyStats, ValidatedFamily
-from torchsmith.generate.protocol import GenContext
 from torchsmith.generate.rewrites.base import Template, render_spec
 from torchsmith.generate.rewrites.catalog import Catalog, Entry, build_catalog
 from torchsmith.generate.rewrites.templates_attn import TEMPLATES_ATTN
@@ -64,7 +64,6 @@ class RewritesOptions:
 class RewritesStats(FamilyStats):
     """The shared figures, plus seeds asked, programs produced, per template and entry."""
 
-    programs: int = 0
     produced: int = 0
     templates_tried: Counter[str] = dataclasses.field(default_factory=Counter)
     templates_valid: Counter[str] = dataclasses.field(default_factory=Counter)
@@ -158,15 +157,7 @@ class RewritesGenerator(ValidatedFamily):
 
     def candidates(self, seed: int) -> Iterator[Program]:
         """The programs tried for ``seed``, in order (pure: renders, runs nothing)."""
-        attempt = 0
-        while True:
-            yield render_program(seed, attempt, self.table)
-            attempt += 1
-
-    def generate(self, seed: int, ctx: GenContext) -> Program | None:
-        """The first eager-valid candidate for ``seed`` (None after ``max_tries`` invalid ones)."""
-        self.stats.programs += 1
-        return self.first_valid(seed, ctx)
+        yield from (render_program(seed, attempt, self.table) for attempt in itertools.count())
 
     def on_valid(self, program: Program) -> None:
         tpl = note_of(program, "template")

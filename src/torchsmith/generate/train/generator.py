@@ -23,12 +23,12 @@ same seed, same bytes. Notes: ``family=train``, ``model=``, ``opt=``, ``act=``, 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from collections import Counter
 from collections.abc import Iterator
 
-from torchsmith.generate.family import FamilyStats, ValidatedFamily
-from torchsmith.generate.protocol import GenContext
+from torchsmith.generate.family import FamilyStats, ValidatedFamily, note_values
 from torchsmith.generate.train.templates import ACTS, TEMPLATES, NetSpec
 from torchsmith.program.format import Program
 
@@ -49,7 +49,6 @@ class TrainOptions:
 
 @dataclasses.dataclass
 class TrainStats(FamilyStats):
-    programs: int = 0
     produced: int = 0
     models: Counter[str] = dataclasses.field(default_factory=Counter)
     optimizers: Counter[str] = dataclasses.field(default_factory=Counter)
@@ -185,17 +184,12 @@ class TrainGenerator(ValidatedFamily):
         self.stats = TrainStats()
 
     def candidates(self, seed: int) -> Iterator[Program]:
-        attempt = 0
-        while True:
-            yield render_program(seed, attempt, self.opts, self.names)
-            attempt += 1
-
-    def generate(self, seed: int, ctx: GenContext) -> Program | None:
-        self.stats.programs += 1
-        return self.first_valid(seed, ctx)
+        yield from (
+            render_program(seed, attempt, self.opts, self.names) for attempt in itertools.count()
+        )
 
     def on_valid(self, program: Program) -> None:
-        note = dict(n.split("=", 1) for n in program.notes if "=" in n)
+        note = note_values(program)
         self.stats.produced += 1
         self.stats.models[note.get("model", "?")] += 1
         self.stats.optimizers[note.get("opt", "?")] += 1
