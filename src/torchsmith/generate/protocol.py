@@ -100,6 +100,19 @@ def typed_options(cls: type[T], raw: dict[str, Any], what: str) -> T:
     return cls(**values)
 
 
+def choose_names(
+    spec: str | None, known: tuple[str, ...] | list[str], what: str, noun: str
+) -> list[str]:
+    """The comma-separated names in ``spec`` (all of ``known`` when empty); an unknown or an
+    empty choice raises ``ValueError``: ``"<what>: unknown <noun> <names>; known: ..."``."""
+    names = [n.strip() for n in (spec or ",".join(known)).split(",") if n.strip()]
+    bad = [n for n in names if n not in known]
+    if bad or not names:
+        got = ", ".join(bad) or "(none)"
+        raise ValueError(f"{what}: unknown {noun} {got}; known: {', '.join(known)}")
+    return names
+
+
 def _factory(name: str) -> Any:
     if name not in REGISTRY and ":" not in name:
         raise ValueError(f"unknown generator {name!r}; known: {', '.join(sorted(REGISTRY))}")

@@ -26,23 +26,20 @@ SHAPES = ("mixed", "boundary", "random")
 #: The share of seeds with boundary sizes under ``shapes=mixed``.
 BOUNDARY_SHARE = 0.2
 
+
+def weights(table: str) -> dict[int, float]:
+    """``"1:1.0 7:0.5"`` -> ``{1: 1.0, 7: 0.5}``: a size and its draw weight per entry."""
+    return {int(k): float(v) for k, v in (item.split(":") for item in table.split())}
+
+
 #: Sizes of an innermost (vectorized) dimension, with weights.
-LANE_SIZES = {
-    1: 1.0,
-    7: 1.0,
-    8: 0.5,
-    9: 1.0,
-    13: 0.5,
-    15: 1.0,
-    16: 0.7,
-    17: 1.0,
-    31: 1.0,
-    32: 0.7,
-    33: 1.0,
-    63: 0.8,
-    64: 0.5,
-    65: 0.8,
-}
+LANE_SIZES = weights(
+    "1:1.0 7:1.0 8:0.5 9:1.0 13:0.5 15:1.0 16:0.7 17:1.0 31:1.0 32:0.7 33:1.0 63:0.8 64:0.5 65:0.8"
+)
+#: Matrix dimensions around the GEMM block sizes, with their weights.
+GEMM_SIZES = weights(
+    "1:0.5 7:0.7 15:1.0 16:0.7 17:1.0 31:1.0 32:0.7 33:1.0 48:0.5 63:0.7 64:0.5 65:0.7"
+)
 #: Sizes of any other dimension, with weights (0 rarely: an empty tensor).
 OUTER_SIZES = {0: 0.15, 1: 1.5, 2: 1.0, 3: 1.0, 7: 1.0, 13: 0.7, 16: 0.5, 17: 0.7, 31: 0.5, 33: 0.3}
 
@@ -73,23 +70,7 @@ def boundary_shape(rng: random.Random, rank: int, max_numel: int) -> tuple[int, 
 
 def gemm_size(rng: random.Random) -> int:
     """A matrix dimension (an mm's N, a linear's out_features) around the GEMM block sizes."""
-    return _draw(
-        rng,
-        {
-            1: 0.5,
-            7: 0.7,
-            15: 1.0,
-            16: 0.7,
-            17: 1.0,
-            31: 1.0,
-            32: 0.7,
-            33: 1.0,
-            48: 0.5,
-            63: 0.7,
-            64: 0.5,
-            65: 0.7,
-        },
-    )
+    return _draw(rng, GEMM_SIZES)
 
 
 def dynamic_marks(rng: random.Random, shapes: list[tuple[int, ...]]) -> list[tuple[int, int]]:

@@ -245,11 +245,7 @@ class _Importer:
 
     def _imports(self) -> list[ast.stmt]:
         """Every import of the script, once each, in source order."""
-        out: dict[str, ast.stmt] = {}
-        for s in self.flat:
-            if isinstance(s, ast.Import | ast.ImportFrom):
-                out.setdefault(ast.unparse(s), copy.deepcopy(s))
-        return list(out.values())
+        return fa.script_imports(self.flat)
 
     def _stmts(self, idx: list[int]) -> list[ast.stmt]:
         return [copy.deepcopy(self.flat[j]) for j in idx]

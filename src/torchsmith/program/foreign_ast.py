@@ -346,3 +346,12 @@ def error(where: str, msg: str, node: ast.AST | None = None) -> ProgramFormatErr
     """``file:line: msg`` (the line when ``node`` has one)."""
     line = f":{node.lineno}" if node is not None and hasattr(node, "lineno") else ""
     return ProgramFormatError(f"{where}{line}: {msg}")
+
+
+def script_imports(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """Every import among ``stmts``, once each, in source order (copies)."""
+    out: dict[str, ast.stmt] = {}
+    for s in stmts:
+        if isinstance(s, ast.Import | ast.ImportFrom):
+            out.setdefault(ast.unparse(s), copy.deepcopy(s))
+    return list(out.values())

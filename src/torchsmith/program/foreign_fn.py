@@ -509,11 +509,8 @@ class _FunctionImporter:
         return ast.Expr(ast.Constant(f"Imported from {self.where} by torchsmith."))
 
     def _imports(self) -> list[ast.stmt]:
-        out: dict[str, ast.stmt] = {}
-        for s in self.flat:
-            if isinstance(s, ast.Import | ast.ImportFrom):
-                out.setdefault(ast.unparse(s), copy.deepcopy(s))
-        return list(out.values())
+        """Every import of the script, once each, in source order."""
+        return fa.script_imports(self.flat)
 
     def _renames(self, module: ast.Module, target: ast.AST) -> dict[str, str]:
         """Renames for the kept code: the target becomes ``fn`` (another ``fn`` moves aside), a

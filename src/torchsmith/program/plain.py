@@ -109,42 +109,46 @@ def _head(program: Program, options: CheckOptions, what: str) -> list[str]:
     ]
 
 
+#: What the plain repro runs after the program: eager, float64, compiled, printed.
+_PLAIN = """
+eager = run()
+fp64 = run(dtype=torch.float64)
+compiled = run(compile_=True)  # a crash raises here
+print("eager:   ", eager)
+print("compiled:", compiled)
+print("float64: ", fp64)
+print("same(eager, compiled, fp64_ref):", torch._dynamo.utils.same(eager, compiled, fp64, tol={tol!r}))
+"""
+
+#: The CompilerBisector form: the repro as test_fn() -> bool.
+_BISECT = """
+def test_fn():
+    # True when compiled agrees with eager (same() against float64); a crash fails
+    torch._dynamo.reset()
+    eager, fp64 = run(), run(dtype=torch.float64)
+    try:
+        compiled = run(compile_=True)
+    except Exception:
+        return False
+    return torch._dynamo.utils.same(eager, compiled, fp64, tol={tol!r})
+
+
+if __name__ == "__main__":
+    from torch._inductor.compiler_bisector import CompilerBisector
+
+    print(CompilerBisector.do_bisect(test_fn))
+"""
+
+
 def plain_script(program: Program, options: CheckOptions | None = None) -> str:
     """The short plain repro: the program, then eager vs compiled vs float64, printed."""
     options = options or CheckOptions()
-    lines = _head(program, options, "torch.compile differs from eager")
-    lines += [
-        "eager = run()",
-        "fp64 = run(dtype=torch.float64)",
-        "compiled = run(compile_=True)  # a crash raises here",
-        'print("eager:   ", eager)',
-        'print("compiled:", compiled)',
-        'print("float64: ", fp64)',
-        'print("same(eager, compiled, fp64_ref):", '
-        "torch._dynamo.utils.same(eager, compiled, fp64, tol=1e-4))",
-    ]
-    return "\n".join(lines) + "\n"
+    head = "\n".join(_head(program, options, "torch.compile differs from eager"))
+    return head + "\n" + _PLAIN.lstrip("\n").format(tol=options.tol)
 
 
 def bisector_script(program: Program, options: CheckOptions | None = None) -> str:
     """The program as ``test_fn() -> bool`` for ``CompilerBisector.do_bisect``."""
     options = options or CheckOptions()
-    lines = _head(program, options, "CompilerBisector over this program")
-    lines += [
-        "def test_fn():",
-        '    """True when compiled agrees with eager (same() against float64); a crash fails."""',
-        "    torch._dynamo.reset()",
-        "    eager, fp64 = run(), run(dtype=torch.float64)",
-        "    try:",
-        "        compiled = run(compile_=True)",
-        "    except Exception:",
-        "        return False",
-        f"    return torch._dynamo.utils.same(eager, compiled, fp64, tol={options.tol!r})",
-        "",
-        "",
-        'if __name__ == "__main__":',
-        "    from torch._inductor.compiler_bisector import CompilerBisector",
-        "",
-        "    print(CompilerBisector.do_bisect(test_fn))",
-    ]
-    return "\n".join(lines) + "\n"
+    head = "\n".join(_head(program, options, "CompilerBisector over this program"))
+    return head + "\n" + _BISECT.lstrip("\n").format(tol=options.tol)

@@ -111,6 +111,15 @@ class ReductionResult:
         }
 
 
+def _unreduced(
+    program: Program, target: Target | None, result: CheckResult | None, t0: float, **kw: Any
+) -> ReductionResult:
+    """The result of a reduction that did not start: the program as it is, and why (``error``)."""
+    return ReductionResult(
+        program, program, target, result, False, seconds=time.monotonic() - t0, **kw
+    )
+
+
 class Reducer:
     """Source-level test-case reduction for torch.compile failures.
 
@@ -401,14 +410,12 @@ def reduce_program(
         if result is None:
             result = check_program(program, options.replace(localize=True), worker)
         if not result.is_bug:
-            return ReductionResult(
-                program,
+            return _unreduced(
                 program,
                 None,
                 result,
-                False,
+                t0,
                 error=f"nothing to reduce: {result.verdict.value}: {result.reason}",
-                seconds=time.monotonic() - t0,
             )
         target = full_target = Target.from_result(result, options)
         log(f"target: {target.describe()} (rung {target.rung}, below {target.below})")
@@ -422,30 +429,22 @@ def reduce_program(
             target, shown = settle_target(first, start, target, reruns, log)
         if 0 < shown < max(1, reruns):
             rate = shown / max(1, reruns)
-            return ReductionResult(
-                program,
+            return _unreduced(
                 program,
                 target,
                 result,
-                False,
+                t0,
                 stats={"flaky_rate": rate},
                 error=f"flaky: the failure showed in {shown} of {reruns} runs at {target.rung}"
                 f" ({rate:.0%}); not reduced",
-                seconds=time.monotonic() - t0,
             )
         base = first.test(start)
         if not base.interesting:
             base = first.test(program)
             start = program
         if not base.interesting:
-            return ReductionResult(
-                program,
-                program,
-                target,
-                result,
-                False,
-                error=f"the failure does not reproduce: {base.reason}",
-                seconds=time.monotonic() - t0,
+            return _unreduced(
+                program, target, result, t0, error=f"the failure does not reproduce: {base.reason}"
             )
         timeout = options.timeout
         if target.verdict.value != "timeout":

@@ -35,7 +35,7 @@ from typing import Any
 
 from torchsmith.generate.export import unbacked
 from torchsmith.generate.family import FamilyStats, ValidatedFamily, note_values
-from torchsmith.generate.protocol import GenContext, get_generator
+from torchsmith.generate.protocol import GenContext, choose_names, get_generator
 from torchsmith.program.format import COMPILE_KWARGS, Program
 
 BASES = ("graph", "opinfo", "unbacked")
@@ -78,13 +78,7 @@ def mark_for_export(source: str, kwargs: dict[str, Any] | None = None) -> str:
 
 
 def _parse_bases(spec: str | None) -> list[str]:
-    names = [n.strip() for n in (spec or ",".join(BASES)).split(",") if n.strip()]
-    bad = [n for n in names if n not in BASES]
-    if bad or not names:
-        raise ValueError(
-            f"export generator: unknown base(s) {', '.join(bad) or '(none)'}; known: {', '.join(BASES)}"
-        )
-    return names
+    return choose_names(spec, BASES, "export generator", "base(s)")
 
 
 class ExportGenerator(ValidatedFamily):

@@ -195,9 +195,7 @@ class PythonGenerator(ValidatedFamily):
 
     def candidates(self, seed: int) -> Iterator[Program]:
         """The programs tried for ``seed``, in order (pure: renders, runs nothing)."""
-        yield from (
-            render_program(seed, attempt, self.opts, self.names) for attempt in itertools.count()
-        )
+        yield from (render_program(seed, a, self.opts, self.names) for a in itertools.count())
 
     def on_valid(self, program: Program) -> None:
         self.stats.produced += 1

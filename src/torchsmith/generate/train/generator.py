@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from torchsmith.generate.family import FamilyStats, ValidatedFamily, note_values
+from torchsmith.generate.protocol import choose_names
 from torchsmith.generate.train.templates import ACTS, TEMPLATES, NetSpec
 from torchsmith.program.format import Program
 
@@ -55,13 +56,7 @@ class TrainStats(FamilyStats):
 
 
 def _names(spec: str | None, known: tuple[str, ...] | list[str], what: str) -> list[str]:
-    names = [n.strip() for n in (spec or ",".join(known)).split(",") if n.strip()]
-    bad = [n for n in names if n not in known]
-    if bad or not names:
-        raise ValueError(
-            f"train generator: unknown {what} {', '.join(bad) or '(none)'}; known: {', '.join(known)}"
-        )
-    return names
+    return choose_names(spec, known, "train generator", what)
 
 
 def optimizer_line(rng: random.Random, kind: str) -> tuple[str, str]:
@@ -184,9 +179,7 @@ class TrainGenerator(ValidatedFamily):
         self.stats = TrainStats()
 
     def candidates(self, seed: int) -> Iterator[Program]:
-        yield from (
-            render_program(seed, attempt, self.opts, self.names) for attempt in itertools.count()
-        )
+        yield from (render_program(seed, a, self.opts, self.names) for a in itertools.count())
 
     def on_valid(self, program: Program) -> None:
         note = note_values(program)
