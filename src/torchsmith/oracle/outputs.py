@@ -136,8 +136,14 @@ def flatten(obj: Any, path: str = "out") -> list[Leaf]:
     return leaves
 
 
-_OPAQUE_KINDS = (type, types.FunctionType, types.MethodType, types.BuiltinFunctionType,
-                 types.ModuleType, types.GeneratorType)  # fmt: skip
+_OPAQUE_KINDS = (
+    type,
+    types.FunctionType,
+    types.MethodType,
+    types.BuiltinFunctionType,
+    types.ModuleType,
+    types.GeneratorType,
+)
 
 
 def _walk(obj: Any, path: str, leaves: list[Leaf], active: dict[int, str], depth: int) -> None:

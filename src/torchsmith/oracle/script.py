@@ -142,6 +142,11 @@ def _restored_state() -> Iterator[None]:
         torch.set_grad_enabled(grad)
 
 
+def _unjudged(site: Any, described: list[str], invalid: Any) -> CallRecord:
+    """The record of a call that is not judged: it raised in eager (``invalid`` says how)."""
+    return CallRecord(site.name, None, described, site.declared, None, None, [], invalid=invalid)
+
+
 class _Run:
     """One execution of the script in one mode."""
 
@@ -185,8 +190,7 @@ class _Run:
         ]
         invalid = self.runner.invalid
         if not self.reference and index == self.runner.stop_at:
-            self.records.append(CallRecord(site.name, None, described, site.declared, None,
-                                           None, [], invalid=invalid.get(index)))  # fmt: skip
+            self.records.append(_unjudged(site, described, invalid.get(index)))
             raise _StopScript
         leaves = runtime.tensor_leaves([list(args), kwargs])
         before = [t.detach().clone() for t in leaves] if _nbytes(leaves) <= SNAPSHOT_BYTES else None
@@ -207,8 +211,7 @@ class _Run:
                 if self.reference:
                     invalid[index] = _summary(e)
                     self.invalid_error = e
-                self.records.append(CallRecord(site.name, None, described, site.declared,
-                                               None, None, [], invalid=invalid[index]))  # fmt: skip
+                self.records.append(_unjudged(site, described, invalid[index]))
             elif self.backend is not None:
                 self.call_error = e
             raise
@@ -298,8 +301,10 @@ class _Run:
                 state = state.to(self.dtype)
             linked = script_training.trainable(owner)
         else:
-            ns = {k: v._orig_mod if isinstance(v, standin.CompiledModule) else v
-                  for k, v in self.ns.items()}  # fmt: skip
+            ns = {
+                k: v._orig_mod if isinstance(v, standin.CompiledModule) else v
+                for k, v in self.ns.items()
+            }
             state = runtime.GlobalState(ns)
             if self.dtype is not None:
                 state = state.to(self.dtype)
@@ -317,9 +322,15 @@ class _Run:
             if owner is None:
                 state.write_back(self.ns)  # type: ignore[operator]
                 if routing:  # the global leaf tensors it trains, differentiably
-                    self.ns.update({n: v.to(self.dtype) for n, v in saved.items()
-                                    if isinstance(v, torch.Tensor) and v.requires_grad
-                                    and v.is_floating_point()})  # fmt: skip
+                    self.ns.update(
+                        {
+                            n: v.to(self.dtype)
+                            for n, v in saved.items()
+                            if isinstance(v, torch.Tensor)
+                            and v.requires_grad
+                            and v.is_floating_point()
+                        }
+                    )
                 fn = site.target
             elif site.target is owner:
                 fn = state._call_impl
@@ -515,10 +526,13 @@ class ScriptRunner:
     def invalid_calls(self) -> list[dict[str, Any]]:
         """The calls eager raised in (not judged): ``{"call", "site", "error"}`` each."""
         return [
-            {"call": f"calls[{i}]", "site": self.sites[i] if i < len(self.sites) else "?",
-             "error": error}
+            {
+                "call": f"calls[{i}]",
+                "site": self.sites[i] if i < len(self.sites) else "?",
+                "error": error,
+            }
             for i, error in sorted(self.invalid.items())
-        ]  # fmt: skip
+        ]
 
     def where(self, path: str) -> str:
         """``calls[1][0]`` -> ``calls[1][0] (line 12: f)``: which compile site made the call."""

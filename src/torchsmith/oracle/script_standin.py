@@ -116,8 +116,10 @@ class CompiledFunction:
 
 def declared_text(kwargs: dict[str, Any]) -> dict[str, str]:
     """The site's ``torch.compile`` arguments as written (a callable by its name)."""
-    return {k: repr(v) if not callable(v) else getattr(v, "__name__", repr(v))
-            for k, v in kwargs.items()}  # fmt: skip
+    return {
+        k: repr(v) if not callable(v) else getattr(v, "__name__", repr(v))
+        for k, v in kwargs.items()
+    }
 
 
 def make_standin(

@@ -17,7 +17,6 @@ selection is never empty (a value above the threshold is planted), outputs keep 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 #: ``dynamo`` settings every unbacked program declares (the compile path's capture flags).
 CAPTURE_CONFIG = {
@@ -48,109 +47,76 @@ def _follow(rng: random.Random, var: str) -> str:
     return rng.choice(FOLLOW).format(v=var)
 
 
-def _nonzero(rng: random.Random, thr: str) -> tuple[str, str]:
-    body = (
-        f"    idx = torch.nonzero(x > {thr})\n"
+#: Template name -> (the variable the program's output follows, or None; the body of ``fn``,
+#: with ``{thr}`` a threshold and ``{out}`` the follow-up expression).
+TEMPLATES: dict[str, tuple[str | None, str]] = {
+    "nonzero": (
+        "vals",
+        "    idx = torch.nonzero(x > {thr})\n"
         "    vals = x[idx[:, 0], idx[:, 1]]\n"
-        f"    out = {_follow(rng, 'vals')}\n"
-        "    return out, idx\n"
-    )
-    return body, "nonzero"
-
-
-def _masked_select(rng: random.Random, thr: str) -> tuple[str, str]:
-    body = (
-        f"    sel = torch.masked_select(x, x > {thr})\n"
-        f"    out = {_follow(rng, 'sel')}\n"
-        "    return out, sel.sum()\n"
-    )
-    return body, "masked_select"
-
-
-def _bool_mask(rng: random.Random, thr: str) -> tuple[str, str]:
-    body = (
-        f"    rows = x[x[:, 0] > {thr}]\n"
-        f"    out = {_follow(rng, 'rows')}\n"
-        "    return out, rows.mean(0)\n"
-    )
-    return body, "bool_mask"
-
-
-def _item_slice(rng: random.Random, thr: str) -> tuple[str, str]:
-    body = (
+        "    out = {out}\n"
+        "    return out, idx\n",
+    ),
+    "masked_select": (
+        "sel",
+        "    sel = torch.masked_select(x, x > {thr})\n    out = {out}\n    return out, sel.sum()\n",
+    ),
+    "bool_mask": (
+        "rows",
+        "    rows = x[x[:, 0] > {thr}]\n    out = {out}\n    return out, rows.mean(0)\n",
+    ),
+    "item_slice": (
+        "head",
         "    n = k.sum().item()\n"
         "    torch._check(n >= 1)\n"
         "    torch._check(n <= x.shape[0])\n"
         "    head = x[:n]\n"
-        f"    out = {_follow(rng, 'head')}\n"
-        "    return out, head.reshape(-1).cumsum(0)\n"
-    )
-    return body, "item_slice"
-
-
-def _item_size(rng: random.Random, thr: str) -> tuple[str, str]:
-    body = (
+        "    out = {out}\n"
+        "    return out, head.reshape(-1).cumsum(0)\n",
+    ),
+    "item_size": (
+        "z",
         "    n = k.sum().item()\n"
         "    torch._check(n >= 1)\n"
         "    ramp = torch.arange(n, dtype=x.dtype) / 8\n"
         "    z = x.new_zeros(n, x.shape[1]) + ramp[:, None]\n"
-        f"    out = {_follow(rng, 'z')}\n"
-        "    return out, x + z.sum()\n"
-    )
-    return body, "item_size"
-
-
-def _item_scalar(rng: random.Random, thr: str) -> tuple[str, str]:
-    body = (
+        "    out = {out}\n"
+        "    return out, x + z.sum()\n",
+    ),
+    "item_scalar": (
+        "x",
         "    m = x.abs().max().item()\n"
         "    c = k.max().item()\n"
-        f"    out = {_follow(rng, 'x')} / (1 + m) + c\n"
-        "    return out, x.abs().amax(1)\n"
-    )
-    return body, "item_scalar"
-
-
-def _repeat_interleave(rng: random.Random, thr: str) -> tuple[str, str]:
-    body = (
+        "    out = {out} / (1 + m) + c\n"
+        "    return out, x.abs().amax(1)\n",
+    ),
+    "repeat_interleave": (
+        "rep",
         "    rep = torch.repeat_interleave(x, k.clamp(min=1), dim=0)\n"
-        f"    out = {_follow(rng, 'rep')}\n"
-        "    return out, rep.sum(1)\n"
-    )
-    return body, "repeat_interleave"
-
-
-def _unique(rng: random.Random, thr: str) -> tuple[str, str]:
-    body = (
+        "    out = {out}\n"
+        "    return out, rep.sum(1)\n",
+    ),
+    "unique": (
+        None,
         "    u, counts = torch.unique(k, sorted=True, return_counts=True)\n"
         "    w = u.float() / 4 + counts.float()\n"
         "    out = (x * w.sum()).tanh()\n"
-        "    return out, w\n"
-    )
-    return body, "unique"
-
-
-def _nonzero_view(rng: random.Random, thr: str) -> tuple[str, str]:
-    body = (
-        f"    flat = x.reshape(-1)[torch.nonzero(x.reshape(-1) > {thr}).squeeze(1)]\n"
+        "    return out, w\n",
+    ),
+    "nonzero_view": (
+        "pairs",
+        "    flat = x.reshape(-1)[torch.nonzero(x.reshape(-1) > {thr}).squeeze(1)]\n"
         "    n = flat.shape[0]\n"
         "    pairs = flat[: n - n % 2].view(-1, 2)\n"
-        f"    out = {_follow(rng, 'pairs')}\n"
-        "    return out, flat.max()\n"
-    )
-    return body, "nonzero_view"
-
-
-TEMPLATES: dict[str, Callable[[random.Random, str], tuple[str, str]]] = {
-    "nonzero": _nonzero,
-    "masked_select": _masked_select,
-    "bool_mask": _bool_mask,
-    "item_slice": _item_slice,
-    "item_size": _item_size,
-    "item_scalar": _item_scalar,
-    "repeat_interleave": _repeat_interleave,
-    "unique": _unique,
-    "nonzero_view": _nonzero_view,
+        "    out = {out}\n"
+        "    return out, flat.max()\n",
+    ),
 }
+
+
+def _body(rng: random.Random, name: str, thr: str) -> str:
+    var, text = TEMPLATES[name]
+    return text.format(thr=thr, out=_follow(rng, var) if var else "")
 
 
 def render(
@@ -161,7 +127,7 @@ def render(
     source and its notes (``unbacked:<template>``, ``calls=N``)."""
     name = rng.choice(sorted(TEMPLATES))
     thr = f"{rng.choice((-2, -1, 0, 1, 2)) / 8!r}"
-    body, tag = TEMPLATES[name](rng, thr)
+    body, tag = _body(rng, name, thr), name
     rows = rng.randint(3, 6)
     cols = rng.choice((2, 4, 5, 8))
     seed = rng.randrange(10_000)

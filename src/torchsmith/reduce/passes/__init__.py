@@ -23,40 +23,46 @@ __all__ = [
 ]  # fmt: skip
 
 
+#: Every domain pass by name (each family's passes: see the module docstring).
+PASSES: dict[str, Pass] = {
+    "inline": inline.inline_calls,
+    "drop-outputs": forward.drop_outputs,
+    "return-value": forward.return_value,
+    "cut": cut.cut_values,
+    "inputs": cut.simplify_inputs,
+    "drop-statements": forward.drop_statements,
+    "cleanup": cleanup.cleanup,
+    "layers": shrink.shrink_layers,
+    "shapes": shrink.shrink_shapes,
+    "dtypes": shrink.simplify_dtypes,
+    "fold": forward.fold,
+    "calls": function.drop_calls,
+    "one-call": function.one_call_as_inputs,
+    "args": function.drop_args,
+    "inline-helpers": function.inline_helpers,
+    "module": function.drop_module,
+    "settings": function.drop_settings,
+    "simplify-args": function.simplify_args,
+}
+
+#: The order one round of the driver runs them in, for a model class program.
+MODEL_ORDER = "inline drop-outputs return-value cut inputs drop-statements cleanup layers shapes"
+MODEL_ORDER += " dtypes fold"
+#: ... and for a function program (``fn``): cheap deletions first (fewer calls, outputs and
+#: statements, helpers inlined and the module cleaned, settings dropped), then arguments,
+#: shapes, scalars and dtypes simplified.
+FUNCTION_ORDER = "calls one-call drop-outputs return-value drop-statements args inline-helpers"
+FUNCTION_ORDER += " module settings simplify-args fold"
+
+
 def default_passes() -> list[tuple[str, Pass]]:
     """The domain passes in the order one round of the driver runs them."""
-    return [
-        ("inline", inline.inline_calls),
-        ("drop-outputs", forward.drop_outputs),
-        ("return-value", forward.return_value),
-        ("cut", cut.cut_values),
-        ("inputs", cut.simplify_inputs),
-        ("drop-statements", forward.drop_statements),
-        ("cleanup", cleanup.cleanup),
-        ("layers", shrink.shrink_layers),
-        ("shapes", shrink.shrink_shapes),
-        ("dtypes", shrink.simplify_dtypes),
-        ("fold", forward.fold),
-    ]
+    return [(name, PASSES[name]) for name in MODEL_ORDER.split()]
 
 
 def function_passes() -> list[tuple[str, Pass]]:
-    """The passes for a function program (``fn``), cheap deletions first, then
-    simplifications: fewer calls, outputs and statements, helpers inlined and the module
-    cleaned, settings dropped, then arguments, shapes, scalars and dtypes simplified."""
-    return [
-        ("calls", function.drop_calls),
-        ("one-call", function.one_call_as_inputs),
-        ("drop-outputs", forward.drop_outputs),
-        ("return-value", forward.return_value),
-        ("drop-statements", forward.drop_statements),
-        ("args", function.drop_args),
-        ("inline-helpers", function.inline_helpers),
-        ("module", function.drop_module),
-        ("settings", function.drop_settings),
-        ("simplify-args", function.simplify_args),
-        ("fold", forward.fold),
-    ]
+    """The passes for a function program (``fn``), in ``FUNCTION_ORDER``."""
+    return [(name, PASSES[name]) for name in FUNCTION_ORDER.split()]
 
 
 def pysource_minimize(ctx: Context) -> Iterator[Candidate]:
