@@ -81,13 +81,13 @@ def test_erf_of_tiny_values_is_judged_in_ulps(worker):
     assert not leaf["explained"]
 
 
-def test_erfinv_near_one_is_an_ulp_candidate_the_probe_explains(worker):
-    r = run(worker, "erfinv_near_one.py")
+def test_erfinv_near_one_stays_below_the_imprecise_line_with_or_without_the_probe(worker):
+    # compiled erfinv near +-1 is ~107 ulps from fp64 on torch 2.13 CPU (relative 8e-6): under
+    # IMPRECISE_ULPS (128, raised from 64 when a 66-ulp erf was flagged in the false-alarm
+    # bench), so it is not even a candidate; at 64 it was imprecise without the probe
+    assert run(worker, "erfinv_near_one.py").verdict is Verdict.PASS
+    r = run(worker, "erfinv_near_one.py", probe=False)
     assert r.verdict is Verdict.PASS, r.reason
-    assert r.evidence["rule"] == "ulps"
-    ulps = r.evidence["probe"]["ulps"]
-    assert ulps["unexplained"] == 0 and ulps["band_max_ulps"] > ulps["compiled_max_ulps"]
-    assert run(worker, "erfinv_near_one.py", probe=False).verdict is Verdict.IMPRECISE
 
 
 LLAMA = """
