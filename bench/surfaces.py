@@ -97,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     root = args.analyze or args.out
     if root is None:
         ap.error("--out DIR or --analyze DIR")
+    if args.analyze is not None and not args.analyze.is_dir():
+        print(f"surfaces: {args.analyze}: no such folder", file=sys.stderr)
+        return 2
     rows = {}
     for name in args.surfaces:
         folder = root / name

@@ -152,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         print(" ".join(cmd), flush=True)
         subprocess.run(cmd, check=False)
         folder = args.out
+    if not (folder / "campaign.db").exists():
+        print(f"triage: {folder}: no campaign.db (not a campaign folder)", file=sys.stderr)
+        return 2
     rep = analyze(folder, args.python, args.repro_timeout)
     print_report(rep)
     if args.json:
