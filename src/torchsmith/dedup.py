@@ -68,8 +68,36 @@ _LEAD_INS = re.compile(
 )
 
 
+#: Dynamo's wrapper around an op's own error in its fake-tensor run: 2.13 writes
+#: ``...fake tensors: call_function <fn>(*(...), **{...}): got RuntimeError('inner')``, 2.6 writes
+#: ``Failed running call_function <fn>(*(...), **{...}):`` with the inner message on the next line.
+_FAKE_CALL = re.compile(
+    r"(?:Failed running|Dynamo failed to run FX node with fake tensors:)\s*"
+    r"call_(?:function|method|module)\s+(<[^>]*>|[\w.]+)\(.*?\*\*\{.*?\}\):"
+    r"\s*(?:got \w+\((['\"])(?P<got>.*?)\2\)|(?P<next>[^\n]*))",
+    re.S,
+)
+_CALLEE = re.compile(r"(?:function|method|built-in \w+)\s+'?([\w.]+)'?|^([\w.]+)$")
+
+
+def unwrap_message(message: str) -> str:
+    """The op and the inner error of Dynamo's generic fake-tensor wrapper
+    (``fake tensor call to mm: a and b must have ...``); any other message unchanged.
+
+    Invariant: the result does not depend on the torch release's wrapper wording, so the same
+    inner failure keys alike on 2.6 and 2.13, and different inner failures key apart."""
+    m = _FAKE_CALL.search(message)
+    if m is None:
+        return message
+    callee = _CALLEE.search(m.group(1).strip("<>"))
+    name = next((g for g in callee.groups() if g), "") if callee else ""
+    inner = (m.group("got") or m.group("next") or "").strip()
+    return f"fake tensor call to {name.rsplit('.', 1)[-1]}: {inner}"
+
+
 def normalize_message(message: str) -> str:
     """The first meaningful line of an error message, with incidental detail replaced."""
+    message = unwrap_message(message)
     line = ""
     for candidate in message.splitlines():
         candidate = candidate.strip()

@@ -204,3 +204,36 @@ def test_a_wrong_output_is_signed_by_the_ops_it_depends_on_only():
     assert readable_signature(result, program_from_source(other)) == (
         "wrong-value|inductor|add,mul_,sin"
     )
+
+
+# Dynamo wraps an op's error in its fake-tensor run; the wording differs between releases.
+_WRAP_213 = (
+    "RuntimeError when making fake tensor call\n"
+    "  Explanation: Dynamo failed to run FX node with fake tensors: call_function "
+    "<built-in method mm of type object at 0x7f43bc4cea40>(*(FakeTensor(..., size=(2, 10)), "
+    "FakeTensor(..., size=(2, 10))), **{}): got RuntimeError('{inner}')\n"
+    "  Hint: Your code may result in an error when running in eager."
+)
+_WRAP_26 = (
+    "Failed running call_function <built-in method mm of type object at 0x7fbc9cf9ef00>"
+    "(*(FakeTensor(..., size=(2, 10)), FakeTensor(..., size=(2, 10))), **{}):\n{inner}\n\n"
+    'from user code:\n  File "/tmp/x.py", line 3, in fn'
+)
+
+
+def test_a_fake_tensor_wrapper_keys_by_its_op_and_inner_error_alike_on_both_releases():
+    inner = "a and b must have same reduction dim, but got [2, 10] X [2, 10]."
+    new = normalize_message(_WRAP_213.replace("{inner}", inner))
+    old = normalize_message(_WRAP_26.replace("{inner}", inner))
+    assert new == old
+    assert new.startswith("fake tensor call to mm: a and b must have same reduction dim")
+
+
+def test_fake_tensor_wrappers_around_different_inner_errors_key_apart():
+    one = normalize_message(_WRAP_213.replace("{inner}", "Expected cond to be True"))
+    two = normalize_message(_WRAP_213.replace("{inner}", "shape mismatch in broadcast"))
+    assert one != two
+    pw = _WRAP_213.replace(
+        "built-in method mm of type object at 0x7f43bc4cea40", "built-in function pow"
+    )
+    assert normalize_message(pw.replace("{inner}", "x")).startswith("fake tensor call to pow:")
