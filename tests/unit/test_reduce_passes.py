@@ -429,6 +429,23 @@ def test_crash_key_is_exception_type_and_normalized_message():
     assert (t.rung, t.below) == ("eager", None)
 
 
+@pytest.mark.parametrize(
+    "stage,rung,below",
+    [
+        ("aoti-run", "aoti", "aoti_compile"),
+        ("aoti-compile", "aoti_compile", "export_decomp"),
+        ("export-decomp", "export_decomp", "export"),
+        ("export", "export", None),
+    ],
+)
+def test_a_deployment_path_failure_is_checked_against_the_rung_below_on_its_own_ladder(
+    stage, rung, below
+):
+    r = CheckResult.from_dict({**crash("RuntimeError", "m"), "stage": stage})
+    t = Target.from_result(r, CheckOptions(backend="aoti"))
+    assert (t.rung, t.below) == (rung, below)
+
+
 def test_probe_records_shapes_dtypes_and_ranges_per_statement():
     recs = FakeJudge(None).probe(Program(source=MLP))
     names = {(i, n): d for i, n, d in recs}

@@ -13,7 +13,8 @@ into an unrelated runtime failure). A candidate is interesting only when all of 
   message; a mismatch stays a ``same()`` failure judged against fp64 (not merely some difference)
   on the same kind of output (forward values, non-float values, gradients);
 * under the rung just below it does not fail the same way, nor fail where the original passed:
-  the stage did not move. Only one rung below is run, not the whole ladder (the cost stays at two
+  the stage did not move (on the deployment path, the rung below on its own ladder:
+  ``aoti`` is checked against ``aoti_compile``). Only one rung below is run, not the whole ladder (the cost stays at two
   worker jobs for a success and one for most failures); the final reduced program is localized on
   the full ladder once by the driver.
 """
@@ -27,7 +28,7 @@ from torchsmith.check import run_job
 from torchsmith.dedup import failure_key
 from torchsmith.execute.protocol import Request
 from torchsmith.execute.worker import Worker
-from torchsmith.localize import LADDER, RUNG_STAGE
+from torchsmith.localize import EXPORT_LADDER, LADDER, RUNG_STAGE
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.reduce.kinds import FUNCTION as KINDS_FUNCTION
@@ -58,8 +59,9 @@ class Target:
             if s is stage:
                 rung = backend
         below = None
-        if rung in LADDER and LADDER.index(rung) > 0:
-            below = LADDER[LADDER.index(rung) - 1]
+        ladder = next((lad for lad in (LADDER, EXPORT_LADDER) if rung in lad), ())
+        if ladder and ladder.index(rung) > 0:
+            below = ladder[ladder.index(rung) - 1]
         elif rung not in LADDER and stage is Stage.BACKEND:
             below = LADDER[2]
         if stage in (None, Stage.UNKNOWN):
