@@ -1,9 +1,10 @@
 import ast
+import runpy
 
 import pytest
 
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import ProgramFormatError
+from torchsmith.program.format import Program, ProgramFormatError
 from torchsmith.program.load import load_program, program_from_source
 from torchsmith.program.render import render_script
 
@@ -137,3 +138,37 @@ def test_the_plain_repro_of_each_example_runs_in_eager(name):
     scope = _eager_part(plain_script(prog))
     out = scope["run"]()
     assert out and all(o is not None for o in out)
+
+
+FLOAT_FN = """
+import torch
+
+
+def fn(x):
+    return float(x.sum()) * 1e-4
+
+
+def get_inputs():
+    return [torch.ones(1)]
+"""
+
+
+@pytest.mark.parametrize("writer", ["harness", "plain"])
+def test_the_written_repros_judge_a_python_float_as_the_worker_does(tmp_path, writer):
+    # same() on bare floats takes a float32 allclose path; the worker judges a float as a
+    # float64 tensor against fp64. At the tolerance edge the two disagree: the scripts must
+    # side with the worker, or a reduced finding fails in the worker and passes alone.
+    from torch._dynamo.utils import same
+
+    from torchsmith.program.plain import plain_script
+
+    program = Program(source=FLOAT_FN, model="fn")
+    text = (render_script if writer == "harness" else plain_script)(program, CheckOptions())
+    path = tmp_path / "repro.py"
+    path.write_text(text.split("\neager = run()")[0])  # the plain script runs at top level
+    ns = runpy.run_path(str(path), run_name="not_main")
+    edge, wrong = 1.0000000000000002e-4, 0.0
+    assert same([edge], [wrong], [edge])  # the loose bare-float path
+    judged = ns["_judged"]
+    assert not same(judged([edge]), judged([wrong]), judged([edge]))
+    assert same(judged([edge, (2.0,)]), judged([edge, (2.0,)]), judged([edge, (2.0,)]))

@@ -56,6 +56,15 @@ def _runner(program: Program, options: CheckOptions) -> list[str]:
         "    return {k: _cast(v, dtype) for k, v in x.items()} if isinstance(x, dict) else x",
         "",
         "",
+        "def _judged(x):",
+        "    # a Python float is judged as a float64 tensor (same() is loose on bare floats)",
+        "    if isinstance(x, float):",
+        "        return torch.tensor(x, dtype=torch.float64)",
+        "    if isinstance(x, (list, tuple)):",
+        "        return [_judged(v) for v in x]",
+        "    return {k: _judged(v) for k, v in x.items()} if isinstance(x, dict) else x",
+        "",
+        "",
     ]
     if is_class and "get_init_inputs" in names:
         lines += [
@@ -117,7 +126,7 @@ compiled = run(compile_=True)  # a crash raises here
 print("eager:   ", eager)
 print("compiled:", compiled)
 print("float64: ", fp64)
-print("same(eager, compiled, fp64_ref):", torch._dynamo.utils.same(eager, compiled, fp64, tol={tol!r}))
+print("same(eager, compiled, fp64_ref):", torch._dynamo.utils.same(_judged(eager), _judged(compiled), _judged(fp64), tol={tol!r}))
 """
 
 #: The CompilerBisector form: the repro as test_fn() -> bool.
@@ -130,7 +139,7 @@ def test_fn():
         compiled = run(compile_=True)
     except Exception:
         return False
-    return torch._dynamo.utils.same(eager, compiled, fp64, tol={tol!r})
+    return torch._dynamo.utils.same(_judged(eager), _judged(compiled), _judged(fp64), tol={tol!r})
 
 
 if __name__ == "__main__":

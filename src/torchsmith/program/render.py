@@ -96,7 +96,19 @@ def _max_abs(a, b):
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         vals = [_max_abs(x, y) for x, y in zip(a, b)]
         return max(vals) if vals else 0.0
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(float(a) - float(b))
     return 0.0 if a == b else float("inf")
+
+
+def _judged(x):
+    # Python floats are judged as float64 tensors, as torchsmith's oracle judges them (same()
+    # compares bare floats with a loose isclose instead of its fp64 rule)
+    if isinstance(x, float):
+        return torch.tensor(x, dtype=torch.float64)
+    if isinstance(x, (list, tuple)):
+        return [_judged(v) for v in x]
+    return {{k: _judged(v) for k, v in x.items()}} if isinstance(x, dict) else x
 
 
 def _meta(eager, compiled, strides=False):
@@ -169,7 +181,7 @@ if __name__ == "__main__":
     if nan:
         print("VERDICT: nan-mismatch (" + nan + ", where eager and fp64 agree)")
         sys.exit(1)
-    ok = torch._dynamo.utils.same(eager, compiled, fp64, equal_nan=True)
+    ok = torch._dynamo.utils.same(_judged(eager), _judged(compiled), _judged(fp64), equal_nan=True)
     print("same(eager, compiled, fp64_ref):", ok)
     print("max abs  compiled - fp64:", _max_abs(compiled, fp64))
     print("max abs  eager    - fp64:", _max_abs(eager, fp64))
