@@ -482,3 +482,27 @@ def test_inputs_built_by_helper_code_become_plain_seeded_tensors():
         "return [torch.empty((2, 3)).uniform_(-1.0, 0.67, generator=torch.Generator().manual_seed(0))]"
         in out
     )
+
+
+def _diff(value: float) -> dict:
+    r = mismatch()
+    r["evidence"]["figures"]["compiled_vs_eager"] = {"max_abs": value}
+    return r
+
+
+@pytest.mark.parametrize(
+    "original,candidate,ok",
+    [
+        (1.0, 0.5, True),
+        (1.0, 1.0e-4, False),  # shrunk to the tolerance's edge
+        (1.0, 2.5e-4, True),
+        (1.5e-4, 1.5e-4, True),  # the original itself sat near the edge: it is the floor
+        (1.5e-4, 1.2e-4, False),
+    ],
+)
+def test_a_wrong_value_shrunk_to_the_tolerance_edge_is_not_the_same_failure(
+    original, candidate, ok
+):
+    target = Target.from_result(CheckResult.from_dict(_diff(original)), CheckOptions())
+    w = FakeWorker({"inductor": _diff(candidate), "aot_eager_decomp_partition": PASS})
+    assert Judge(w, CheckOptions(), target).test(Program(source=MLP)).interesting is ok

@@ -50,6 +50,11 @@ class Target:
     below: str | None  # the rung below it (must not fail the same way), None for Dynamo
     below_verdict: str | None  # what the original gave there ("pass" when it was not run)
     reason: str = ""
+    #: A wrong value's smallest accepted difference, compiled vs eager (0: no floor): twice the
+    #: tolerance, or the original's own difference when that is smaller. Shrinking constants
+    #: must not carry a failure to the tolerance's edge, where the written repro and the
+    #: worker may round it apart.
+    margin: float = 0.0
 
     @classmethod
     def from_result(cls, result: CheckResult, options: CheckOptions) -> Target:
@@ -69,9 +74,9 @@ class Target:
         below_verdict = result.ladder.get(below, "pass") if below else None
         if below_verdict == "not run":
             below_verdict = "pass"
-        return cls(
-            result.verdict, stage, failure_key(result), rung, below, below_verdict, result.reason
-        )
+        key = failure_key(result)
+        margin = min(2 * options.tol, _difference(result)) if "same-vs-fp64" in key else 0.0
+        return cls(result.verdict, stage, key, rung, below, below_verdict, result.reason, margin)
 
     def describe(self) -> str:
         stage = self.stage.value if self.stage else "unlocalized"
@@ -79,6 +84,17 @@ class Target:
 
     def matches(self, result: CheckResult) -> bool:
         return result.is_bug and result.verdict is self.verdict and failure_key(result) == self.key
+
+    def at_edge(self, result: CheckResult) -> bool:
+        """A wrong value whose difference fell under :attr:`margin`."""
+        return self.margin > 0 and _difference(result) < self.margin
+
+
+def _difference(result: CheckResult) -> float:
+    """The largest compiled-vs-eager difference a mismatch's evidence records (inf: none)."""
+    figs = (result.evidence.get("figures") or {}).get("compiled_vs_eager") or {}
+    value = figs.get("max_abs")
+    return float(value) if isinstance(value, int | float) else float("inf")
 
 
 @dataclasses.dataclass
@@ -127,6 +143,9 @@ class Judge:
             elif r.verdict is tgt.verdict:
                 what += f" of another kind ({'/'.join(failure_key(r)[1:])})"
             return done(False, r.verdict.value, f"{what} at {tgt.rung}: {r.reason[:160]}")
+        if tgt.at_edge(r):
+            diff = _difference(r)
+            return done(False, r.verdict.value, f"difference {diff:.3g} under {tgt.margin:.3g}")
         if tgt.below:
             low = self.run(program, tgt.below)
             moved = low.is_bug and low.verdict is tgt.verdict
