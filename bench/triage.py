@@ -53,14 +53,18 @@ def tested_statements(source: str, model: str) -> int | None:
     return None
 
 
-def reproduces(folder: Path, python: str, timeout: float) -> bool:
-    """Whether the finding's ``repro.py`` alone shows the failure (exit 1)."""
+def reproduces(folder: Path, python: str, timeout: float, verdict: str = "") -> bool:
+    """Whether the finding's ``repro.py`` alone shows the failure: exit 1 (the harness's
+    verdict), or for a finding whose compiled run died, death by a signal; for a hang, no end
+    within ``timeout``."""
     try:
         proc = subprocess.run(
             [python, "repro.py"], cwd=folder, capture_output=True, timeout=timeout, check=False
         )
     except subprocess.TimeoutExpired:
-        return False
+        return verdict == "timeout"
+    if verdict in ("died", "segfault"):
+        return proc.returncode == 1 or proc.returncode < 0
     return proc.returncode == 1
 
 
@@ -86,7 +90,7 @@ def analyze(folder: Path, python: str, timeout: float) -> dict[str, Any]:
             f = read_finding(folder / FINDINGS / b["reduced_finding"])
             row["statements"] = tested_statements(f.program.source, f.program.model)
             row["reduce_s"] = (f.info.reduction or {}).get("seconds")
-            row["standalone"] = reproduces(f.folder, python, timeout)
+            row["standalone"] = reproduces(f.folder, python, timeout, f.result.verdict.value)
         rows.append(row)
     red = [r for r in rows if r["reduced"]]
 
