@@ -121,9 +121,26 @@ def check_program(
             worker.close()
 
 
+#: Signals a program does not send itself: a worker dying of one was killed from outside (an
+#: operator's ``pkill``, a session ending), unless its own memory cap did it.
+EXTERNAL_SIGNALS = frozenset({"SIGTERM", "SIGKILL", "SIGHUP", "SIGINT"})
+
+
+def _killed_from_outside(result: CheckResult) -> bool:
+    ev = result.evidence
+    return (
+        result.verdict is Verdict.DIED
+        and str(ev.get("signal")) in EXTERNAL_SIGNALS
+        and not ev.get("memory_exceeded")
+    )
+
+
 def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResult:
     options = effective_options(program, options)
     result = run_job(worker, Request.check(program, options), options)
+    if _killed_from_outside(result):
+        # Another process's signal, not the program's doing: what a fresh worker gives counts.
+        result = run_job(worker, Request.check(program, options), options)
     if _never_compiles(result) and (imported := _imported(program)) is not None:
         # A script that never calls what it compiles (it only defines inputs, or exports):
         # what it tests is what the importer reads from its text.

@@ -57,6 +57,37 @@ def test_death_in_the_compiled_phase_is_a_compiler_bug_of_that_backend(worker):
     assert r.ladder["eager"] == "pass" and r.ladder["ts_test_segv"] == "died"
 
 
+BACKEND_TERM = """
+import os
+import signal
+import torch
+
+MARK = {mark!r}
+
+@torch._dynamo.register_backend(name={name!r})
+def _term(gm, example_inputs):
+    if {always} or not os.path.exists(MARK):
+        open(MARK, "w").close()
+        os.kill(os.getpid(), signal.SIGTERM)  # as an operator's pkill would
+    return gm
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return torch.sin(x) + 1
+def get_inputs():
+    return [torch.randn(4)]
+"""
+
+
+def test_a_worker_killed_once_from_outside_is_re_run_not_called_a_bug(worker, tmp_path):
+    once = BACKEND_TERM.format(mark=str(tmp_path / "once"), always=False, name="ts_term_once")
+    r = check_program(program_from_source(once), CheckOptions(backend="ts_term_once"), worker)
+    assert r.verdict is Verdict.PASS, r.reason
+    always = BACKEND_TERM.format(mark=str(tmp_path / "a"), always=True, name="ts_term_always")
+    r = check_program(program_from_source(always), CheckOptions(backend="ts_term_always"), worker)
+    assert r.verdict is Verdict.DIED and r.evidence["signal"] == "SIGTERM" and r.is_bug
+
+
 def test_the_worker_stops_itself_at_its_cap_when_the_parent_is_too_slow_to_see_it(monkeypatch):
     """On a loaded machine the parent may not poll before the kernel's OOM killer acts; the
     worker watches its own memory and exits with the status that means "the cap"."""
