@@ -70,10 +70,12 @@ def children(pid: int) -> list[int]:
     out, todo = [], [pid]
     while todo:
         p = todo.pop()
-        try:
-            kids = Path(f"/proc/{p}/task/{p}/children").read_text().split()
-        except OSError:
-            continue
+        kids = []
+        for task in Path(f"/proc/{p}/task").glob("*"):  # workers start from the slot threads
+            try:
+                kids += (task / "children").read_text().split()
+            except OSError:
+                continue
         for k in map(int, kids):
             out.append(k)
             todo.append(k)
