@@ -80,12 +80,22 @@ _FAKE_CALL = re.compile(
 _CALLEE = re.compile(r"(?:function|method|built-in \w+)\s+'?([\w.]+)'?|^([\w.]+)$")
 
 
+#: The compiler's own first error in a ``CppCompileError`` (whose first line says only
+#: "C++ compile error", the same for every cause).
+_CPP_ERROR = re.compile(r"^[^\n]*?\berror:\s*(.+)$", re.M)
+
+
 def unwrap_message(message: str) -> str:
     """The op and the inner error of Dynamo's generic fake-tensor wrapper
-    (``fake tensor call to mm: a and b must have ...``); any other message unchanged.
+    (``fake tensor call to mm: a and b must have ...``), the compiler's first error of a C++
+    compile error (``C++ compile error: no matching function for call to ...``); any other
+    message unchanged.
 
     Invariant: the result does not depend on the torch release's wrapper wording, so the same
     inner failure keys alike on 2.6 and 2.13, and different inner failures key apart."""
+    if any("C++ compile error" in line for line in message.split("\n", 3)[:3]):
+        first = _CPP_ERROR.search(message.split("C++ compile error", 1)[1])
+        return f"C++ compile error: {first.group(1).strip()}" if first else message
     m = _FAKE_CALL.search(message)
     if m is None:
         return message

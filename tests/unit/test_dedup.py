@@ -237,3 +237,23 @@ def test_fake_tensor_wrappers_around_different_inner_errors_key_apart():
         "built-in method mm of type object at 0x7f43bc4cea40", "built-in function pow"
     )
     assert normalize_message(pw.replace("{inner}", "x")).startswith("fake tensor call to pow:")
+
+
+def test_a_cpp_compile_error_keys_by_the_compiler_s_first_error_not_its_generic_line():
+    def msg(err: str, path: str) -> str:
+        return (
+            "CppCompileError: C++ compile error\n\nCommand:\ng++ /tmp/x.cpp -O3\n\nOutput:\n"
+            f"{path}:37:86: {err}\n{path}:37:86: note: candidate\n"
+        )
+
+    conv = "error: no matching function for call to 'convert<int32_t, 1, int64_t, 2>(Vec&)'"
+    a = normalize_message(msg(conv, "/tmp/torchinductor_root/d7/cd7y33xn.cpp"))
+    b = normalize_message(msg(conv, "/tmp/torchinductor_u/aa/cbbbbbbbbb.cpp"))
+    c = normalize_message(msg("error: 'tmp3' was not declared in this scope", "/tmp/a/b.cpp"))
+    assert a == b != c
+    assert a.startswith("C++ compile error: no matching function for call to")
+    wrapped = "backend='inductor' raised:\n" + msg(conv, "/tmp/q/r.cpp")  # torch 2.6's wrapper
+    assert normalize_message(wrapped) == a
+    assert normalize_message("CppCompileError: C++ compile error") == (
+        "CppCompileError: C++ compile error"
+    )
