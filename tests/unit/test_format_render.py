@@ -172,3 +172,13 @@ def test_the_written_repros_judge_a_python_float_as_the_worker_does(tmp_path, wr
     judged = ns["_judged"]
     assert not same(judged([edge]), judged([wrong]), judged([edge]))
     assert same(judged([edge, (2.0,)]), judged([edge, (2.0,)]), judged([edge, (2.0,)]))
+
+
+def test_the_harness_measures_empty_outputs_without_raising(tmp_path):
+    import torch
+
+    path = tmp_path / "repro.py"
+    path.write_text(render_script(Program(source=FLOAT_FN, model="fn"), CheckOptions()))
+    ns = runpy.run_path(str(path), run_name="not_main")
+    assert ns["_max_abs"](torch.zeros(0), torch.zeros(0)) == 0.0
+    assert ns["_max_abs"](1.5, 1.0) == 0.5

@@ -90,6 +90,8 @@ def _leaves(x):
 
 def _max_abs(a, b):
     if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape:
+        if a.numel() == 0:
+            return 0.0
         if a.is_floating_point() or b.is_floating_point():
             return (a.double() - b.double()).abs().nan_to_num(posinf=0, neginf=0).max().item()
         return (a != b).sum().item()
