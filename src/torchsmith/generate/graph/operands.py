@@ -105,6 +105,12 @@ class GlueMixin:
     def brange(self, fn, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
         return self._estimate(binary_range, fn, a, b)
 
+    def pole(self, x: Val) -> bool:
+        """Whether a domain guard on ``x`` goes near the pole or zero of the op it feeds: in
+        edge programs, half the time, and only for exactly computed ``x`` (a rounding difference
+        upstream must not be amplified by the pole into a false alarm)."""
+        return bool(getattr(self, "edgy", False)) and x.exact and self.rng.random() < 0.5
+
     def _skip_guard(self) -> bool:
         return self.edge and self.rng.random() < 0.5
 
