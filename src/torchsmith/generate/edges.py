@@ -52,3 +52,36 @@ def uses_edge(values: str, seed: int) -> bool:
 def check_values(values: str) -> None:
     if values not in VALUES:
         raise ValueError(f"values must be one of {', '.join(VALUES)}, not {values!r}")
+
+
+# -- the opinfo family ---------------------------------------------------------------------------
+#: What an edge ``opinfo`` program's float32/float64 sample tensors get (seeded): the whole tensor
+#: scaled to a large magnitude (float64 still agrees: no overflow to inf below 1e38), or every
+#: k-th element NaN / +-inf (written as exact literals, so only for tensors that are).
+OPINFO_SCALES = (1e3, 1e6, 1e12, 1e18)
+OPINFO_SPECIAL = (float("nan"), float("inf"), float("-inf"))
+#: Tensors with more elements than this are only scaled (NaN positions would be lost to
+#: ``make_tensor``); ``EXACT_LITERAL_MAX`` of the opinfo renderer.
+OPINFO_SPECIAL_MAX = 256
+
+
+def edge_tensor(t, rng: random.Random):
+    """``t`` (a sample tensor) with edge values, or ``t`` itself: only float32/float64 tensors
+    whose layout survives a clone (not expanded ones), half of them."""
+    import torch
+
+    if not isinstance(t, torch.Tensor) or t.dtype not in (torch.float32, torch.float64):
+        return t
+    if t.numel() == 0 or 0 in t.stride() or rng.random() < 0.5:
+        return t
+    u = t.detach().clone()
+    if t.numel() <= OPINFO_SPECIAL_MAX and rng.random() < 0.5:
+        k = rng.choice([2, 3, 5])
+        mask = (torch.arange(t.numel()) % k == 0).reshape(t.shape)
+        return u.masked_fill_(mask, rng.choice(OPINFO_SPECIAL))
+    return u.mul_(rng.choice(OPINFO_SCALES))
+
+
+def edge_sample(sample, rng: random.Random):
+    """An OpInfo ``SampleInput`` with :func:`edge_tensor` applied to each of its tensors."""
+    return sample.transform(lambda t: edge_tensor(t, rng))
