@@ -14,7 +14,7 @@ What an edge program of the graph family draws (each with the policy row that ma
   program's safe magnitude for those dtypes is raised to 1e30; fp16/bf16 keep theirs, row 17);
 * near poles and zeros: the guards before ``log``/``reciprocal``/``rsqrt``/``lgamma`` add 1e-4
   instead of 0.5, before ``asin``/``atanh``/``erfinv`` clamp to 0.999, before ``acosh`` add
-  1.0001, and ``tan`` takes up to 1.57; only on exactly computed operands, so that no rounding
+  1.001, and ``tan`` takes up to 1.57; only on exactly computed operands, so that no rounding
   difference upstream is amplified into a false alarm;
 * float -> uint8 of values truncating into [-128, -1] (row 2), int -> uint8 narrowing (row 4);
 * shift amounts w-1, w, w+1, 64 and 100 (row 7; left shifts of non-negative values by >= w only,

@@ -10,7 +10,6 @@ from torchsmith.generate.edges import check_values
 from torchsmith.generate.graph.values import ALL_DTYPES
 from torchsmith.generate.shapes import SHAPES
 
-
 #: Options added after programs were first published: left out of the header's options line at
 #: their default, so the programs of older options keep their bytes.
 _QUIET_DEFAULT = ("values",)

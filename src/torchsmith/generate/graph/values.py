@@ -42,8 +42,9 @@ DTYPE_LIMIT = {
 }
 
 #: The safe magnitudes of an edge-value program (large magnitudes on purpose, ``generate/edges.py``):
-#: float32/float64 up to 1e30, where float64 still agrees; fp16/bf16 keep theirs (policy row 17).
-EDGE_LIMIT = {**DTYPE_LIMIT, "float32": 1e30, "float64": 1e30}
+#: float32/float64 up to 1e30, where float64 still agrees; fp16/bf16 keep theirs (policy row 17);
+#: uint8 the whole byte (wrapped values, rows 2 and 4).
+EDGE_LIMIT = {**DTYPE_LIMIT, "float32": 1e30, "float64": 1e30, "uint8": 255.0}
 
 _LIMITS: contextvars.ContextVar[dict[str, float]] = contextvars.ContextVar(
     "dtype_limits", default=DTYPE_LIMIT

@@ -39,6 +39,7 @@ from typing import Any
 
 import torch
 
+from torchsmith.generate.edges import check_values, edge_sample, uses_edge
 from torchsmith.generate.family import FamilyStats, ValidatedFamily, note_values
 from torchsmith.generate.opinfo.render import (
     CallForm,
@@ -55,7 +56,6 @@ from torchsmith.generate.opinfo.values import (
     Unrenderable,
 )
 from torchsmith.generate.protocol import GenContext
-from torchsmith.generate.edges import check_values, edge_sample, uses_edge
 from torchsmith.generate.shapes import SHAPES, opinfo_sizes, uses_boundary
 from torchsmith.program.format import Program
 

@@ -52,7 +52,7 @@ class Unary(Elementwise):
         if d == "unit":
             return b.clamp(x, -0.999, 0.999) if near else b.clamp(x, -0.9, 0.9)
         if d == "ge1":
-            return b.positive(x, 1.0001 if near else 1.5)
+            return b.positive(x, 1.001 if near else 1.5)
         if d == "open01":
             if x.lo >= 0.02 and x.hi <= 0.98:
                 return x
