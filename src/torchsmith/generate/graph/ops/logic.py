@@ -212,7 +212,9 @@ def _cast(name: str, targets: tuple[str, ...], srcs: tuple[str, ...]) -> None:
             if dt == "uint8" and x.lo < 0 and b.edgy:
                 # rows 2 and 4: values truncating into [-128, -1] wrap (-1.5 -> 255); below
                 # -128 a float's cast is undefined (row 3), so the clamp keeps them out
-                x = b.clamp(x, -128, 255)
+                # (bounds between integers, ints: -128 and 255, so that no clamped value sits
+                # on a truncation boundary, which the probe would call unstable)
+                x = b.clamp(x, -128.5, 255.5)
                 wrap = x.lo <= -1
             elif not fits(dt, x.lo, x.hi):
                 x = b.clamp(x, {"uint8": 0}.get(dt, -100), 100)
