@@ -1,7 +1,7 @@
 """False alarms in a campaign: verdict counts over generated programs, with the probe's effect.
 
     python bench/false_alarms.py [-n 1000] [--seed 0] [--workers 2] [--timeout 120]
-                                 [--budget SECONDS] [--edge-values] [--json OUT.jsonl]
+                                 [--budget SECONDS] [--edge-values | --values V] [--json OUT.jsonl]
 
 Generates programs with the graph generator (seeds ``seed .. seed+n-1``, default options) and
 checks each with ``check_program(program, CheckOptions(localize=False), worker)`` on crash-safe
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     from torchsmith.execute.worker import Worker
     from torchsmith.generate.graph import GenOptions, generate
 
-    gen = GenOptions(edge_values=args.edge_values)
+    gen = GenOptions(values="wild" if args.edge_values else args.values)
     opts = CheckOptions(localize=False, timeout=args.timeout, probe=not args.no_probe)
     seeds = iter(range(args.seed, args.seed + args.n))
     lock = threading.Lock()
@@ -118,7 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per check")
     ap.add_argument("--memory-mb", type=int, default=4096)
     ap.add_argument("--budget", type=float, default=0.0, help="stop after this many seconds")
-    ap.add_argument("--edge-values", action="store_true", help="GenOptions(edge_values=True)")
+    ap.add_argument(
+        "--edge-values",
+        action="store_true",
+        help="the blanket edge mode (values=wild), as notes/false-alarms.md measured it",
+    )
+    ap.add_argument("--values", default="mixed", help="mixed (default), edge, plain or wild")
     ap.add_argument("--no-probe", action="store_true", help="raw verdicts, no probe")
     ap.add_argument("--json", type=Path, help="write one JSON row per program")
     ap.add_argument("--progress", action="store_true")

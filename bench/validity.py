@@ -5,7 +5,7 @@ and, for information, the share of programs that compile with Inductor (``--comp
 first K programs) and the verdicts of the ``check`` oracle (``--check K``).
 
     python bench/validity.py -n 1000
-    python bench/validity.py -n 200 --compile 50 --check 20 --edge-values
+    python bench/validity.py -n 200 --compile 50 --check 20 --values edge
     python bench/validity.py -n 100 --shapes boundary --compile 100
 """
 
@@ -43,7 +43,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--ops", default=None, help="op filter (names, globs or regexes, comma-separated)"
     )
     p.add_argument("--dtypes", default=None, help="comma-separated dtypes for inputs")
-    p.add_argument("--edge-values", action="store_true")
+    p.add_argument("--edge-values", action="store_true", help="same as --values edge")
+    p.add_argument(
+        "--values",
+        default=GenOptions.values,
+        help="mixed (default: 25%% of seeds edge values), edge (every seed), plain or wild",
+    )
     p.add_argument(
         "--shapes",
         default=GenOptions.shapes,
@@ -93,8 +98,8 @@ def run_check(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    kw = {"max_nodes": args.max_nodes, "ops": args.ops, "edge_values": args.edge_values}
-    kw["shapes"] = args.shapes
+    kw = {"max_nodes": args.max_nodes, "ops": args.ops, "shapes": args.shapes}
+    kw["values"] = "edge" if args.edge_values else args.values
     if args.dtypes:
         kw["dtypes"] = tuple(d.strip() for d in args.dtypes.split(",") if d.strip())
     opts = GenOptions(**kw)

@@ -42,7 +42,14 @@ def _write(gen: Any, seed: int, n: int, out: Path, as_json: bool) -> None:
 @click.option("--max-nodes", default=10, show_default=True, help="Ops per program at most.")
 @click.option("--ops", default=None, help="Op filter: names, globs or regexes, comma-separated.")
 @click.option("--dtypes", default=None, help="Comma-separated dtypes for inputs and casts.")
-@click.option("--edge-values", is_flag=True, help="Zeros, inf, NaN, denormals, empty dims.")
+@click.option("--edge-values", is_flag=True, help="Same as --values edge.")
+@click.option(
+    "--values",
+    type=click.Choice(["mixed", "edge", "plain", "wild"]),
+    default="mixed",
+    show_default=True,
+    help="Edge values (policy's BUG side): a share of the seeds, all, none; wild: the old blanket mode.",
+)
 def gen(
     seed: int,
     count: int,
@@ -51,12 +58,13 @@ def gen(
     ops: str | None,
     dtypes: str | None,
     edge_values: bool,
+    values: str,
 ) -> None:
     """Write N generated programs gen_<seed+i>.py to OUT (same seed, same bytes)."""
     from torchsmith.generate.graph import write_programs
     from torchsmith.generate.graph.generator import gen_options
 
-    kw: dict[str, object] = {"max_nodes": max_nodes, "edge_values": edge_values}
+    kw: dict[str, object] = {"max_nodes": max_nodes, "values": "edge" if edge_values else values}
     if ops:
         kw["ops"] = ops
     if dtypes:

@@ -18,6 +18,10 @@ from torchsmith.generate.graph.render import header_ops, render
 from torchsmith.generate.graph.spec import REGISTRY, OpSpec
 from torchsmith.program.format import Program
 
+#: The header line of a program with edge values on purpose (``values=edge``, or its seed's share
+#: under ``values=mixed``).
+EDGE_HEADER = "values: edge values (notes/edge-values.md, BUG side only)"
+
 __all__ = [
     "GenOptions",
     "OpSpec",
@@ -65,6 +69,8 @@ def generate_source(seed: int, options: GenOptions | None = None, strict: bool =
     ]
     if b.boundary:
         header.append("shapes: boundary sizes" + (", dynamic dims" if b.dynamic else ""))
+    if b.edgy:
+        header.append(EDGE_HEADER)
     return render(b, header)
 
 

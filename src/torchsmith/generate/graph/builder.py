@@ -23,11 +23,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from torchsmith.generate.edges import uses_edge
 from torchsmith.generate.graph.operands import GlueMixin
 from torchsmith.generate.graph.options import GenOptions, compile_filter
 from torchsmith.generate.graph.render import HELPERS
-from torchsmith.generate.graph.spec import REGISTRY, OpSpec
+from torchsmith.generate.graph.spec import EDGE_REGISTRY, REGISTRY, OpSpec
 from torchsmith.generate.graph.values import (
+    DTYPE_LIMIT,
+    EDGE_LIMIT,
     Reject,
     Val,
     distinct_ok,
@@ -35,6 +38,7 @@ from torchsmith.generate.graph.values import (
     fits,
     fmt,
     is_float,
+    limits,
 )
 from torchsmith.generate.shapes import boundary_shape, dynamic_marks, uses_boundary
 
@@ -42,6 +46,24 @@ _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 _INPUT_NAMES = ("x", "y", "z", "u", "v", "w")
 _DTYPE_WEIGHT = {"float32": 10.0, "float64": 1.0, "float16": 1.0, "bfloat16": 1.0, "bool": 0.6}
 _FLOAT_RANGES = ((-2.0, 2.0), (-1.0, 1.0), (-3.0, 3.0), (0.25, 2.0), (-4.0, 1.0))
+#: Input ranges of an edge-value program's float32/float64 inputs (half of them): large
+#: magnitudes, and ``None`` for exact .5 ties (``k * 0.5``, policy row 19), with weights.
+_EDGE_FLOAT_RANGES = (
+    ((-1e4, 1e4), 1.0),
+    ((-1e6, -1e3), 1.0),
+    ((1e3, 1e6), 0.6),
+    ((-3e5, 3e5), 0.6),
+    ((-1e30, 1e30), 0.5),
+    (None, 1.5),
+)
+#: Draw weight multipliers of existing specs in edge programs: the ops the edge values feed.
+_EDGE_BOOST = {
+    **dict.fromkeys(("shift_left", "shift_right", "cast_int"), 4.0),
+    **dict.fromkeys(("round", "floor", "ceil", "trunc", "frac", "remainder", "floor_divide"), 2.5),
+    **dict.fromkeys(("asinh", "log", "log2", "reciprocal", "rsqrt", "tan", "atanh", "asin"), 2.5),
+    **dict.fromkeys(("acosh", "lgamma", "digamma", "erfinv", "std", "var", "var_mean"), 2.0),
+    **dict.fromkeys(("amax", "amin", "sort", "clamp", "cumsum", "sum", "mean", "norm"), 1.5),
+}
 _INT_RANGES = {
     "int8": (-20, 20),
     "uint8": (0, 40),
@@ -78,6 +100,7 @@ class State:
     objs: dict[str, Any] = dataclasses.field(default_factory=dict)
     next_storage: int = 1
     n_data_inputs: int = 0
+    sinks: list[Val] = dataclasses.field(default_factory=list)  # outputs nothing may consume
 
 
 class Builder(GlueMixin):
@@ -86,7 +109,8 @@ class Builder(GlueMixin):
         self.opts = opts
         self.strict = strict
         self.rng = random.Random(seed)
-        self.edge = opts.edge_values
+        self.edge = opts.values == "wild"  # the blanket mode: checks off, UNDEFINED cases too
+        self.edgy = uses_edge(opts.values, seed)  # edge values on the policy's BUG side
         self.boundary = uses_boundary(opts.shapes, seed)  # boundary sizes on purpose
         self.dynamic: list[tuple[int, int]] = []  # (input, dim) marked dynamic in get_inputs
         self.st = State()
@@ -97,6 +121,8 @@ class Builder(GlueMixin):
         self._refresh_self()
         match = compile_filter(opts.ops)
         self.specs = [s for s in REGISTRY.values() if match(s.name)]
+        if self.edgy:  # only edge programs draw these (the others keep their bytes)
+            self.specs += [s for s in EDGE_REGISTRY.values() if match(s.name)]
         self.rejects: dict[str, int] = {}
         # with edge values, ranges may be infinite and a spec's arithmetic on them may fail
         self._declines = (Reject, ArithmeticError, ValueError) if self.edge else (Reject,)
@@ -104,7 +130,7 @@ class Builder(GlueMixin):
     # ------------------------------------------------------------------ state & execution
     def snapshot(self) -> State:
         s = copy.copy(self.st)
-        for f in ("lines", "layers", "inputs", "order", "ops"):
+        for f in ("lines", "layers", "inputs", "order", "ops", "sinks"):
             setattr(s, f, list(getattr(self.st, f)))
         for f in ("vals", "uses", "counters", "env", "objs"):
             setattr(s, f, dict(getattr(self.st, f)))
@@ -230,6 +256,24 @@ class Builder(GlueMixin):
         self.st.lines.append(stmt)
         return vals
 
+    def emit_sink(self, expr: str, *, tag: str) -> Val:
+        """Emit ``<name> = expr`` as an output nothing else may consume (edge programs: NaN/inf
+        or a wrapped integer, whose facts no spec could build on). Only its shape and dtype are
+        known; they are read from the run."""
+        name = self.fresh_name(tag)
+        stmt = f"{name} = {expr}"
+        self._count_uses(stmt, set())
+        self._exec(stmt)
+        t = self.st.env.get(name)
+        if not isinstance(t, torch.Tensor):
+            self._fail(f"{stmt}: produced {type(t).__name__}, not a tensor")
+        storage, _ = self._storage(None)
+        v = Val(name, tuple(t.shape), str(t.dtype).removeprefix("torch."), 0.0, 0.0, False,
+                False, "value", storage, False)  # fmt: skip
+        self.st.sinks.append(v)
+        self.st.lines.append(stmt)
+        return v
+
     def emit_inplace(self, x: Val, stmt: str, lo: float, hi: float, exact: bool = False) -> Val:
         """Emit an in-place statement on ``x`` (an intermediate that owns its storage).
 
@@ -305,6 +349,8 @@ class Builder(GlueMixin):
                 shape.append(min(d, cap))
             if self.edge and shape and self.rng.random() < 0.05:
                 shape[self.rng.randrange(rank)] = 0
+            if self.edgy and shape and self.rng.random() < 0.08:  # empty tensors (row 21)
+                shape[self.rng.randrange(rank)] = 0
             if math.prod(shape) <= self.opts.max_numel:
                 return tuple(shape)
         return tuple([2] * rank)
@@ -333,7 +379,17 @@ class Builder(GlueMixin):
         name = _INPUT_NAMES[k] if k < len(_INPUT_NAMES) else f"x{k}"
         gen = f"g.manual_seed({self._input_seed()})"
         shp = tuple(shape)
-        if is_float(dtype):
+        halves = False
+        if is_float(dtype) and (lo is None or hi is None) and self.edgy:
+            if dtype in ("float32", "float64") and self.rng.random() < 0.5:
+                ranges, weights = zip(*_EDGE_FLOAT_RANGES)
+                pick = self.rng.choices(ranges, weights)[0]
+                halves = pick is None
+                lo, hi = (-20.0, 20.0) if pick is None else pick
+        if halves:  # exact .5 ties (round half to even, floor/ceil/trunc at .5)
+            src = f"torch.randint(-40, 41, {shp}, generator={gen}).to({dtype_src(dtype)}) * 0.5"
+            distinct = False
+        elif is_float(dtype):
             if lo is None or hi is None:
                 lo, hi = self.rng.choice(_FLOAT_RANGES)
             dt = "" if dtype == "float32" else f", {dtype_src(dtype)}"
@@ -379,6 +435,9 @@ class Builder(GlueMixin):
 
     # ------------------------------------------------------------------ growing the graph
     def pick_spec(self) -> OpSpec:
+        if self.edgy:
+            weights = [s.weight * _EDGE_BOOST.get(s.name, 1.0) for s in self.specs]
+            return self.rng.choices(self.specs, weights)[0]
         return self.rng.choices(self.specs, [s.weight for s in self.specs])[0]
 
     def _candidates(self, spec: OpSpec) -> list[Val]:
@@ -420,6 +479,10 @@ class Builder(GlueMixin):
         return x
 
     def run(self) -> None:
+        with limits(EDGE_LIMIT if self.edgy else DTYPE_LIMIT):
+            self._run()
+
+    def _run(self) -> None:
         if not self.specs:
             raise ValueError(f"no op spec matches {self.opts.ops!r}")
         target = self.rng.randint(self.opts.min_nodes, self.opts.max_nodes)
@@ -442,6 +505,8 @@ class Builder(GlueMixin):
     def outputs(self) -> list[Val]:
         vals = [v for v in self.live() if v.kind == "value"]
         sinks = [v for v in vals if self.st.uses.get(v.name, 0) == 0]
-        if not sinks:
+        if not sinks and not self.st.sinks:
             sinks = vals[-1:]
-        return sinks[-self.opts.max_outputs :]
+        forced = self.st.sinks[-self.opts.max_outputs :]
+        room = self.opts.max_outputs - len(forced)
+        return forced + (sinks[-room:] if room > 0 else [])

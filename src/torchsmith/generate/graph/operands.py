@@ -105,6 +105,14 @@ class GlueMixin:
     def brange(self, fn, a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
         return self._estimate(binary_range, fn, a, b)
 
+    def pole(self, x: Val) -> bool:
+        """Whether a domain guard on ``x`` goes near the pole or zero of the op it feeds: in
+        edge programs, half the time, and only for exactly computed ``x`` (a rounding difference
+        upstream must not be amplified by the pole into a false alarm); float32/float64 only."""
+        if not getattr(self, "edgy", False) or x.dtype not in ("float32", "float64"):
+            return False  # fp16/bf16 cannot hold 0.999 or 1.001 apart from 1 (and row 17)
+        return x.exact and self.rng.random() < 0.5
+
     def _skip_guard(self) -> bool:
         return self.edge and self.rng.random() < 0.5
 

@@ -6,8 +6,13 @@ import dataclasses
 import fnmatch
 import re
 
+from torchsmith.generate.edges import check_values
 from torchsmith.generate.graph.values import ALL_DTYPES
 from torchsmith.generate.shapes import SHAPES
+
+#: Options added after programs were first published: left out of the header's options line at
+#: their default, so the programs of older options keep their bytes.
+_QUIET_DEFAULT = ("values",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,8 +28,11 @@ class GenOptions:
     max_outputs: int = 4
     ops: str | None = None  # filter over op names: comma-separated names, globs or regexes
     dtypes: tuple[str, ...] = ALL_DTYPES  # dtypes of graph inputs and cast targets
-    edge_values: bool = False  # zeros, infinities, NaN, denormals, empty dims on purpose
+    edge_values: bool = False  # alias: True means values="edge" (kept for old callers)
     shapes: str = "mixed"  # boundary sizes: for some seeds (mixed), every seed, or none (random)
+    # edge values on the policy's BUG side (generate/edges.py): for a share of the seeds (mixed),
+    # every seed (edge) or none (plain); "wild" is the old blanket mode (UNDEFINED cases too)
+    values: str = "mixed"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtypes", tuple(self.dtypes))  # a list would render differently
@@ -33,6 +41,9 @@ class GenOptions:
             raise ValueError(f"unknown dtypes {bad}; choose among {', '.join(ALL_DTYPES)}")
         if not self.dtypes:
             raise ValueError("dtypes must not be empty")
+        if self.edge_values and self.values == "mixed":
+            object.__setattr__(self, "values", "edge")
+        check_values(self.values)
         if self.shapes not in SHAPES:
             raise ValueError(f"shapes must be one of {', '.join(SHAPES)}, not {self.shapes!r}")
         if self.min_nodes > self.max_nodes:
@@ -42,7 +53,11 @@ class GenOptions:
 
     def describe(self) -> str:
         """One line, used in the header comment of generated programs."""
-        parts = [f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)]
+        parts = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in dataclasses.fields(self)
+            if f.name not in _QUIET_DEFAULT or getattr(self, f.name) != f.default
+        ]
         return " ".join(p.replace("'", "") for p in parts)
 
 

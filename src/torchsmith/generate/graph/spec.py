@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from torchsmith.generate.graph.builder import Builder
 
 REGISTRY: dict[str, OpSpec] = {}
+#: Specs drawn only by edge-value programs (``values=edge``, ``generate/edges.py``): kept out of
+#: :data:`REGISTRY` so that the other programs draw exactly what they drew before.
+EDGE_REGISTRY: dict[str, OpSpec] = {}
 
 
 class OpSpec:
@@ -125,18 +128,20 @@ class Elementwise(OpSpec):
         return (lo, hi) if b.edge or fits(out_dtype, lo, hi) else None
 
 
-def register(spec: OpSpec) -> OpSpec:
-    if spec.name in REGISTRY:
+def register(spec: OpSpec, edge: bool = False) -> OpSpec:
+    if spec.name in REGISTRY or spec.name in EDGE_REGISTRY:
         raise ValueError(f"duplicate op spec {spec.name}")
-    REGISTRY[spec.name] = spec
+    (EDGE_REGISTRY if edge else REGISTRY)[spec.name] = spec
     return spec
 
 
-def op(name: str, family: str, **kw) -> Callable[[Callable[[Builder, Val], None]], OpSpec]:
-    """Decorator: register a build function as an op spec."""
+def op(
+    name: str, family: str, *, edge: bool = False, **kw
+) -> Callable[[Callable[[Builder, Val], None]], OpSpec]:
+    """Decorator: register a build function as an op spec (``edge``: for edge programs only)."""
 
     def wrap(fn: Callable[[Builder, Val], None]) -> OpSpec:
-        return register(OpSpec(name, family, build_fn=fn, **kw))
+        return register(OpSpec(name, family, build_fn=fn, **kw), edge=edge)
 
     return wrap
 

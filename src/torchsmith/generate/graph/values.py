@@ -14,8 +14,11 @@ with, and two flags that protect the oracle from false alarms:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import math
+from collections.abc import Iterator
 
 import torch
 
@@ -37,6 +40,31 @@ DTYPE_LIMIT = {
     "uint8": 250.0,
     "bool": 1.0,
 }
+
+#: The safe magnitudes of an edge-value program (large magnitudes on purpose, ``generate/edges.py``):
+#: float32/float64 up to 1e30, where float64 still agrees; fp16/bf16 keep theirs (policy row 17);
+#: uint8 the whole byte (wrapped values, rows 2 and 4).
+EDGE_LIMIT = {**DTYPE_LIMIT, "float32": 1e30, "float64": 1e30, "uint8": 255.0}
+
+_LIMITS: contextvars.ContextVar[dict[str, float]] = contextvars.ContextVar(
+    "dtype_limits", default=DTYPE_LIMIT
+)
+
+
+@contextlib.contextmanager
+def limits(table: dict[str, float]) -> Iterator[None]:
+    """Within the block (this thread), :func:`fits` and :func:`limit` use ``table``."""
+    token = _LIMITS.set(table)
+    try:
+        yield
+    finally:
+        _LIMITS.reset(token)
+
+
+def limit(dtype: str) -> float:
+    """The largest magnitude a value of ``dtype`` may reach in the program being built."""
+    return _LIMITS.get()[dtype]
+
 
 #: Representable range of the integer dtypes (and bool).
 INT_RANGE = {
@@ -128,11 +156,11 @@ def fits(dtype: str, lo: float, hi: float) -> bool:
     """True when ``[lo, hi]`` is finite and within the safe magnitude of ``dtype``."""
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return False
-    limit = DTYPE_LIMIT[dtype]
+    cap = limit(dtype)
     if dtype in INT_RANGE:
         rlo, rhi = INT_RANGE[dtype]
-        return rlo <= lo and hi <= rhi and max(abs(lo), abs(hi)) <= limit
-    return max(abs(lo), abs(hi)) <= limit
+        return rlo <= lo and hi <= rhi and max(abs(lo), abs(hi)) <= cap
+    return max(abs(lo), abs(hi)) <= cap
 
 
 def distinct_ok(dtype: str, lo: float, hi: float, n: int) -> bool:

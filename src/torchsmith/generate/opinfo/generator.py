@@ -39,6 +39,7 @@ from typing import Any
 
 import torch
 
+from torchsmith.generate.edges import check_values, edge_sample, uses_edge
 from torchsmith.generate.family import FamilyStats, ValidatedFamily, note_values
 from torchsmith.generate.opinfo.render import (
     CallForm,
@@ -137,8 +138,10 @@ class OpInfoOptions:
     max_samples: int = 48  # samples drawn per op and dtype
     check_timeout: float = 60.0  # seconds per eager check in the generator's own worker
     shapes: str = "mixed"  # OpInfo's size constants at boundary values: some seeds, all, none
+    values: str = "mixed"  # edge values in float samples (generate/edges.py): some seeds, all, none
 
     def __post_init__(self) -> None:
+        check_values(self.values)
         if self.shapes not in SHAPES:
             raise ValueError(f"shapes must be one of {', '.join(SHAPES)}, not {self.shapes!r}")
 
@@ -298,6 +301,21 @@ def _sizes(sizes: dict[str, int] | None) -> Iterator[None]:
                 setattr(mod, name, value)
 
 
+def _edge_ok(entry: OpEntry, dtype: torch.dtype, mode: str, outs: list[Any]) -> bool:
+    """Whether a sample of ``entry`` may get edge values (policy rows 10, 11, 17): float32/64
+    samples of an op whose results are all float32/64 (no float -> int of NaN/inf, no fp16/bf16
+    intermediates), not for value-sensitive ops (structure such as sortedness is kept only by
+    exact literals) nor backward graphs."""
+    wide = (torch.float32, torch.float64)
+    return (
+        dtype in wide
+        and mode != "grad"
+        and not entry.exact
+        and bool(outs)
+        and all(o is not None and o.kind != "other" and o.dtype in wide for o in outs)
+    )
+
+
 def draw_samples(
     entry: OpEntry,
     dtype: torch.dtype,
@@ -443,6 +461,8 @@ class OpInfoGenerator(ValidatedFamily):
         catalog = self.catalog
         sizes = opinfo_sizes(seed) if uses_boundary(self.opts.shapes, seed) else None
         shape_note = ("shapes=boundary",) if sizes else ()
+        edge = uses_edge(self.opts.values, seed)
+        erng = random.Random(f"opinfo-values-{seed}")
         attempt = misses = 0
         while misses < 40:
             entry = catalog[rng.randrange(len(catalog))]
@@ -467,6 +487,10 @@ class OpInfoGenerator(ValidatedFamily):
                         break
                 else:
                     chosen = [samples[rng.randrange(len(samples))]]
+                outs = [out_info(entry, s) for s in chosen]
+                edged = edge and _edge_ok(entry, dtype, mode, outs)
+                if edged:
+                    chosen = [edge_sample(s, erng) for s in chosen]
                 spec = ProgramSpec(
                     form=entry.form,
                     samples=chosen,
@@ -478,8 +502,9 @@ class OpInfoGenerator(ValidatedFamily):
                     grad=mode == "grad",
                     dynamic=mode == "dynamic" and rng.random() < 0.4,
                     exact=entry.exact,
-                    outs=[out_info(entry, s) for s in chosen],
+                    outs=outs,
                     lift=0.6 if entry.info.is_factory_function else 0.35,
+                    edge=edged,
                 )
                 try:
                     source = render_program(spec, rng)
@@ -492,7 +517,13 @@ class OpInfoGenerator(ValidatedFamily):
                     model="fn",
                     name=f"opinfo_{seed}",
                     origin="generated",
-                    notes=(f"op={entry.label}", f"dtype={dtype}", f"mode={mode}", *shape_note),
+                    notes=(
+                        f"op={entry.label}",
+                        f"dtype={dtype}",
+                        f"mode={mode}",
+                        *shape_note,
+                        *(("values=edge",) if edged else ()),
+                    ),
                 )
             misses += 1
 

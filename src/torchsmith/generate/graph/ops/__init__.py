@@ -3,6 +3,7 @@
 from torchsmith.generate.graph.ops import (  # noqa: F401
     binary,
     conv_pool,
+    edge,
     indexing,
     inplace,
     layout,

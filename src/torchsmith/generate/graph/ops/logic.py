@@ -130,9 +130,31 @@ def _bitwise_not(b, x: Val) -> None:
     )
 
 
+#: Bit widths of the integer dtypes (shift amounts at and past them: policy row 7).
+_WIDTH = {"int8": 8, "uint8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+
+def _wide_shift(b, x: Val, sym: str, fn: str, amounts: list[int]) -> str:
+    """A shift of ``x`` by an amount at or past its bit width (edge programs, row 7): a Python
+    scalar or a tensor of ``x``'s dtype holding it."""
+    s = b.rng.choice(amounts)
+    return b.rng.choice(
+        [
+            f"{x.name} {sym} {s}",
+            f"torch.{fn}({x.name}, {s})",
+            f"torch.{fn}({x.name}, torch.full_like({x.name}, {s}))",
+        ]
+    )
+
+
 @op("shift_left", "bitwise", dtypes=INT_DTYPES)
 def _shl(b, x: Val) -> None:
     x = b.nonneg(x)  # left shifts of negative numbers are undefined behaviour in C++
+    if b.edgy and b.rng.random() < 0.5:  # by >= the width: 0 (w-1 would reach the sign bit)
+        w = _WIDTH[x.dtype]
+        expr = _wide_shift(b, x, "<<", "bitwise_left_shift", sorted({w, w + 1, 64, 100}))
+        b.emit(expr, x.shape, x.dtype, 0.0, 0.0, tag="shl", exact=True)
+        return
     x = b.clamp(x, 0, {"int8": 12, "uint8": 30}.get(x.dtype, 1000))
     s = b.rng.randint(0, 3)
     form = b.rng.choice([f"{x.name} << {s}", f"torch.bitwise_left_shift({x.name}, {s})"])
@@ -141,6 +163,12 @@ def _shl(b, x: Val) -> None:
 
 @op("shift_right", "bitwise", dtypes=INT_DTYPES)
 def _shr(b, x: Val) -> None:
+    if b.edgy and b.rng.random() < 0.5:  # by w-1 and more: 0, or -1 for negative values
+        w = _WIDTH[x.dtype]
+        need(x.absmax < 2.0 ** (w - 1), "w-1 must shift every bit out")
+        expr = _wide_shift(b, x, ">>", "bitwise_right_shift", sorted({w - 1, w, w + 1, 64, 100}))
+        b.emit(expr, x.shape, x.dtype, -1.0 if x.lo < 0 else 0.0, 0.0, tag="shr", exact=True)
+        return
     if b.rng.random() < 0.5:
         s = b.rng.randint(0, 3)
         form = b.rng.choice([f"{x.name} >> {s}", f"torch.bitwise_right_shift({x.name}, {s})"])
@@ -176,14 +204,27 @@ def _cast(name: str, targets: tuple[str, ...], srcs: tuple[str, ...]) -> None:
         choices = [d for d in targets if d in b.opts.dtypes and d != x.dtype]
         need(bool(choices), "no target dtype")
         dt = b.rng.choice(choices)
+        wrap = False
+        if b.edgy and "uint8" in choices and x.lo < 0 and b.rng.random() < 0.6:
+            dt = "uint8"  # edge programs: negatives into uint8 on purpose
         if dt in INT_DTYPES:
             need(not x.is_float or x.exact, "int cast of inexact floats")
-            x = b.clamp(x, {"uint8": 0}.get(dt, -100), 100) if not fits(dt, x.lo, x.hi) else x
+            if dt == "uint8" and x.lo < 0 and b.edgy:
+                # rows 2 and 4: values truncating into [-128, -1] wrap (-1.5 -> 255); below
+                # -128 a float's cast is undefined (row 3), so the clamp keeps them out
+                # (bounds between integers, ints: -128 and 255, so that no clamped value sits
+                # on a truncation boundary, which the probe would call unstable)
+                x = b.clamp(x, -128.5, 255.5)
+                wrap = x.lo <= -1
+            elif not fits(dt, x.lo, x.hi):
+                x = b.clamp(x, {"uint8": 0}.get(dt, -100), 100)
         if dt == "float16" and x.absmax > 1e4:
             x = b.bounded(x, 1e4)
         if dt == "bool":
             need(not x.is_float or x.exact, "truthiness of inexact floats")
             lo, hi, exact = 0.0, 1.0, True
+        elif wrap:
+            lo, hi, exact = 0.0, 255.0, True
         elif dt in INT_DTYPES:
             lo, hi, exact = float(math.trunc(x.lo)), float(math.trunc(x.hi)), True
         else:

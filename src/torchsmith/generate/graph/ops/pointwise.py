@@ -44,14 +44,15 @@ class Unary(Elementwise):
 
     def guard(self, b, x: Val) -> Val:
         d = self.domain
+        near = d in ("pos", "unit", "ge1") and b.pole(x)  # edge programs: near the pole
         if d == "pos":
-            return b.positive(x, 0.5)
+            return b.positive(x, 1e-4 if near else 0.5)
         if d == "nonneg":
             return b.nonneg(x)
         if d == "unit":
-            return b.clamp(x, -0.9, 0.9)
+            return b.clamp(x, -0.999, 0.999) if near else b.clamp(x, -0.9, 0.9)
         if d == "ge1":
-            return b.positive(x, 1.5)
+            return b.positive(x, 1.001 if near else 1.5)
         if d == "open01":
             if x.lo >= 0.02 and x.hi <= 0.98:
                 return x
@@ -70,7 +71,10 @@ class Unary(Elementwise):
         a variant spelling is passed here, never set on the spec."""
         out_dtype = self.out_dtype or x.dtype
         x1 = self.guard(b, x)
-        limits = [self.bound] if self.bound else [None]
+        bound = self.bound
+        if self.name == "tan" and b.pole(x1):  # edge programs: up to 1.57, next to pi/2
+            bound = 1.57
+        limits = [bound] if bound else [None]
         limits += [8.0, 4.0, 2.0, 1.0]
         for lim in limits:
             x2 = b.bounded(x1, lim) if lim is not None else x1
