@@ -63,4 +63,3 @@ def test_a_correct_program_passes_alone_with_a_bare_tensor_input_too(tmp_path):
     proc = _run(PASSING, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "VERDICT: pass" in proc.stdout
-
