@@ -135,11 +135,23 @@ def _killed_from_outside(result: CheckResult) -> bool:
     )
 
 
+def _cache_file_vanished(result: CheckResult) -> bool:
+    """A compiled kernel of Inductor's on-disk cache could not be opened (seen when another
+    process shared the cache folder)."""
+    message = str(result.evidence.get("message", ""))
+    return (
+        result.verdict is Verdict.CRASH
+        and "cannot open shared object file" in message
+        and "torchinductor" in message
+    )
+
+
 def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResult:
     options = effective_options(program, options)
     result = run_job(worker, Request.check(program, options), options)
-    if _killed_from_outside(result):
-        # Another process's signal, not the program's doing: what a fresh worker gives counts.
+    if _killed_from_outside(result) or _cache_file_vanished(result):
+        # Another process's doing (a signal; a shared Inductor cache file removed or not yet
+        # written): what a second run gives counts.
         result = run_job(worker, Request.check(program, options), options)
     if _never_compiles(result) and (imported := _imported(program)) is not None:
         # A script that never calls what it compiles (it only defines inputs, or exports):
