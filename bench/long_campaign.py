@@ -222,8 +222,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.analyze is None and args.out is None:
         ap.error("give --out (run a leg) or --analyze DIR")
+    if args.analyze is not None and not (args.analyze / TIMELINE).exists():
+        print(f"{args.analyze}: no {TIMELINE} (not a long-campaign folder)", file=sys.stderr)
+        return 2
     if args.analyze is None:
-        parse_duration(args.until)  # refuse a bad duration before starting anything
+        try:
+            parse_duration(args.until)  # refuse a bad duration before starting anything
+        except ValueError as e:
+            ap.error(str(e))
         args.out.parent.mkdir(parents=True, exist_ok=True)
         rc = run_leg(args.out, args.until, args.seed, args.every, args.python)
         if rc not in (0, 1):

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import random
 
+from torchsmith.generate.shapes import in_share
+
 VALUES = ("mixed", "edge", "plain", "wild")
 #: The share of seeds with edge values under ``values=mixed``.
 EDGE_SHARE = 0.25
@@ -42,11 +44,7 @@ EDGE_SHARE = 0.25
 
 def uses_edge(values: str, seed: int) -> bool:
     """Whether program ``seed`` draws (policy-safe) edge values: the seed and the option alone."""
-    if values == "edge":
-        return True
-    if values == "mixed":
-        return random.Random(f"values-{seed}").random() < EDGE_SHARE
-    return False
+    return in_share(values, seed, "edge", EDGE_SHARE, "values")
 
 
 def check_values(values: str) -> None:

@@ -44,13 +44,19 @@ GEMM_SIZES = weights(
 OUTER_SIZES = {0: 0.15, 1: 1.5, 2: 1.0, 3: 1.0, 7: 1.0, 13: 0.7, 16: 0.5, 17: 0.7, 31: 0.5, 33: 0.3}
 
 
+def in_share(mode: str, seed: int, always: str, share: float, salt: str) -> bool:
+    """The rule of a ``mixed`` option: ``always`` picks every seed, ``mixed`` the ``share`` of
+    seeds its salted draw picks (the seed alone decides), anything else none."""
+    if mode == always:
+        return True
+    if mode == "mixed":
+        return random.Random(f"{salt}-{seed}").random() < share
+    return False
+
+
 def uses_boundary(shapes: str, seed: int) -> bool:
     """Whether program ``seed`` draws boundary sizes (the seed and the option alone)."""
-    if shapes == "boundary":
-        return True
-    if shapes == "mixed":
-        return random.Random(f"shapes-{seed}").random() < BOUNDARY_SHARE
-    return False
+    return in_share(shapes, seed, "boundary", BOUNDARY_SHARE, "shapes")
 
 
 def _draw(rng: random.Random, table: dict[int, float]) -> int:
