@@ -21,3 +21,33 @@ def test_injected_triton_accuracy_bug_is_mismatch_at_inductor():
     )
     r = check_program(load_program(EXAMPLES / "linear_relu.py"), opts)
     assert r.verdict is Verdict.MISMATCH and r.stage is Stage.INDUCTOR
+
+
+OUT_OF_BOUNDS = """
+import torch
+
+class Model(torch.nn.Module):
+    def forward(self, x, i):
+        return x[i] * 2
+
+def get_inputs():
+    return [torch.randn(4), torch.tensor([0, 7])]
+"""
+
+
+def test_a_device_side_fault_is_judged_and_the_next_program_gets_a_fresh_worker(tmp_path):
+    # An out-of-bounds index is a device-side assert on CUDA: sticky, every later kernel of
+    # the process fails. The program is invalid (eager raises); the worker retires after it,
+    # and the next program passes in a fresh process instead of inheriting the fault.
+    from torchsmith.execute.worker import Worker
+
+    bad = tmp_path / "oob.py"
+    bad.write_text(OUT_OF_BOUNDS)
+    with Worker(log_dir=tmp_path / "w") as w:
+        r = check_program(load_program(bad), CheckOptions(device="cuda"), w)
+        assert r.verdict is Verdict.INVALID, r.reason
+        assert w.retired == 1 and not w.alive
+        ok = check_program(
+            load_program(EXAMPLES / "linear_relu.py"), CheckOptions(device="cuda"), w
+        )
+        assert ok.verdict is Verdict.PASS, ok.reason

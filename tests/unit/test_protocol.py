@@ -117,3 +117,23 @@ def test_report_html_is_rendered_by_markdown_it_and_escapes_program_text():
     page = markdown_to_html("### Bug\n\n| a |\n|---|\n| `<x>` |\n\n- [x] ok\n- [ ] no\n\n<script>")
     assert "<h3>Bug</h3>" in page and "<td><code>&lt;x&gt;</code></td>" in page
     assert "☑ ok" in page and "☐ no" in page and "<script>" not in page
+
+
+def test_a_retire_note_rides_on_results_and_errors_and_nothing_else_changes():
+    from torchsmith.execute import protocol
+
+    plain = protocol.result_message(3, {"verdict": "pass"})
+    assert protocol.with_retire(plain, None) == plain
+    msg = protocol.read_message(protocol.with_retire(plain, "CUDA error: x").encode())
+    assert msg == {
+        "id": 3,
+        "type": "result",
+        "result": {"verdict": "pass"},
+        "retire": "CUDA error: x",
+    }
+    try:
+        raise ValueError("boom")
+    except ValueError as e:
+        err = protocol.error_message(4, e)
+    msg = protocol.read_message(protocol.with_retire(err, "spent").encode())
+    assert msg["type"] == "error" and msg["retire"] == "spent" and "boom" in msg["error"]

@@ -10,25 +10,52 @@ import pytest
 
 from torchsmith.execute import protocol, toolchain
 
+needs_gcc = pytest.mark.skipif(not shutil.which("g++"), reason="no g++")
 
-def fake_path(tmp_path, with_gold: bool) -> str:
+
+def fake_path(tmp_path, with_gold: bool, gold_body: str | None = None) -> str:
+    """A PATH folder whose ``ld.gold`` is a script (by default it hands over to the system's
+    ``ld``, so a test link through it works)."""
     bin_dir = tmp_path / ("bin-gold" if with_gold else "bin-none")
     bin_dir.mkdir()
+    gold_body = gold_body or f'exec {shutil.which("ld") or "ld"} "$@"'
     if with_gold:
         gold = bin_dir / "ld.gold"
-        gold.write_text("#!/bin/sh\n")
+        gold.write_text(f"#!/bin/sh\n{gold_body}\n")
         gold.chmod(0o755)
+        return f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"  # g++ needs its as, ld
     return str(bin_dir)
 
 
+@needs_gcc
 def test_gold_is_chosen_when_the_machine_has_it(tmp_path):
     path = fake_path(tmp_path, with_gold=True)
     env = toolchain.linker_env({"PATH": path})
     ld = os.path.join(env["COMPILER_PATH"], "ld")
-    assert os.path.realpath(ld) == os.path.realpath(os.path.join(path, "ld.gold"))
+    assert os.path.realpath(ld) == os.path.realpath(
+        os.path.join(path.split(os.pathsep)[0], "ld.gold")
+    )
     assert os.listdir(env["COMPILER_PATH"]) == ["ld"]  # nothing else gcc could pick up
     assert toolchain.linker_name(env) == "gold"
     assert toolchain.linker_env(env) == env  # idempotent
+
+
+@needs_gcc
+def test_a_gold_that_cannot_link_with_this_gcc_is_not_used(tmp_path):
+    # What a GPU machine had: its own GCC build, whose libstdc++.so the system's gold could not
+    # open. Here the script stands in for any gold whose link fails.
+    path = fake_path(
+        tmp_path, with_gold=True, gold_body='echo "ld: error: cannot open" >&2; exit 1'
+    )
+    base = {"PATH": path}
+    assert toolchain.linker_env(base) == base
+    assert toolchain.linker_name(toolchain.linker_env(base)) == "default"
+
+
+@needs_gcc
+def test_a_gold_that_exits_0_without_a_library_is_not_used(tmp_path):
+    base = {"PATH": fake_path(tmp_path, with_gold=True, gold_body="exit 0")}
+    assert "COMPILER_PATH" not in toolchain.linker_env(base)
 
 
 def test_no_gold_no_user_choice_leaves_gcc_alone(tmp_path):

@@ -126,7 +126,7 @@ def main() -> None:
     import torch  # pay the imports once, before the first job: a job's timeout is the program's
 
     from torchsmith.execute import kernel_batch
-    from torchsmith.oracle import jobs  # noqa: F401
+    from torchsmith.oracle import jobs, runtime  # noqa: F401
 
     kernel_batch.install()
 
@@ -147,8 +147,13 @@ def main() -> None:
             text = protocol.result_message(rid, handle(request, emit_phase))
         except Exception as e:
             text = protocol.error_message(getattr(e, "rid", rid), e)
-        proto.write(text)
+        broken = runtime.device_fault()
+        if broken:  # every later job here would fail the same way: the parent starts a fresh one
+            print(f"[torchsmith-worker] retiring: {broken}", file=sys.stderr, flush=True)
+        proto.write(protocol.with_retire(text, broken))
         sys.stderr.flush()
+        if broken:
+            break
 
 
 if __name__ == "__main__":

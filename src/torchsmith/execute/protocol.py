@@ -179,6 +179,16 @@ def error_message(rid: Any, exc: BaseException) -> str:
     )
 
 
+def with_retire(text: str, why: str | None) -> str:
+    """A result or error message that also tells the parent this worker is spent (``why``:
+    its accelerator context is broken, so every later job in it would fail the same way)."""
+    if not why:
+        return text
+    msg = json.loads(text)
+    msg["retire"] = why
+    return json.dumps(msg, default=str) + "\n"
+
+
 def read_message(line: bytes) -> dict[str, Any]:
     """A message the worker wrote; a line that is not JSON comes back as ``garbage``."""
     try:
@@ -205,6 +215,7 @@ class JobOutcome:
     error: str = ""
     log_tail: str = ""
     wall: float = 0.0
+    retire: str = ""  # the worker said it is spent after this job (a broken CUDA context)
 
     @property
     def where(self) -> str:

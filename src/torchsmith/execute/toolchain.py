@@ -17,13 +17,19 @@ version it runs and without touching Inductor's flags. Rules, in order:
 
 * a user's own ``COMPILER_PATH`` wins: it is left alone;
 * ``TORCHSMITH_LINKER=default`` (or ``bfd``) keeps gcc's default linker;
-* no ``ld.gold`` on ``PATH``: the default linker, silently (binutils may drop gold one day).
+* no ``ld.gold`` on ``PATH``: the default linker, silently (binutils may drop gold one day);
+* gold that cannot link a small C++ library with the machine's ``g++`` (``CXX``): the default
+  linker. Seen on a GPU machine whose ``g++`` was its own GCC build under ``/opt/gcc`` and whose
+  gold came from the system's binutils: gold could not open that GCC's ``libstdc++.so``, and 34
+  programs of a campaign were recorded as C++ compile errors of Inductor's. One test link per
+  (gold, compiler) pair and process, about 0.3 s.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -45,6 +51,38 @@ def gold_dir(gold: str) -> Path:
     return folder
 
 
+_links: dict[tuple[str, str], bool] = {}
+
+#: The test library: it needs libstdc++, as every Inductor kernel does.
+PROBE_SOURCE = (
+    '#include <string>\nextern "C" int probe() { return (int)std::to_string(42).size(); }\n'
+)
+
+
+def gold_links(folder: Path, env: dict[str, str]) -> bool:
+    """Whether the C++ compiler Inductor would call (``CXX``, else ``g++``) links a small
+    shared library that needs libstdc++ with the ``ld`` in ``folder``. False when there is no
+    compiler: nothing is gained by gold then."""
+    name = env.get("CXX") or "g++"
+    cxx = shutil.which(name, path=env.get("PATH")) or shutil.which(name)
+    if cxx is None:
+        return False
+    key = (os.path.realpath(folder / "ld"), os.path.realpath(cxx))
+    if key not in _links:
+        with tempfile.TemporaryDirectory(prefix="torchsmith-ld-probe-") as tmp:
+            src, lib = Path(tmp) / "probe.cpp", Path(tmp) / "probe.so"
+            src.write_text(PROBE_SOURCE)
+            cmd = [cxx, "-shared", "-fPIC", str(src), "-o", str(lib)]
+            try:
+                done = subprocess.run(
+                    cmd, env={**env, "COMPILER_PATH": str(folder)}, capture_output=True, timeout=60
+                )
+                _links[key] = done.returncode == 0 and lib.is_file()
+            except (OSError, subprocess.TimeoutExpired):
+                _links[key] = False
+    return _links[key]
+
+
 def linker_env(env: dict[str, str]) -> dict[str, str]:
     """``env`` with ``COMPILER_PATH`` set so gcc links with gold, when the rules above allow.
 
@@ -60,7 +98,9 @@ def linker_env(env: dict[str, str]) -> dict[str, str]:
     gold = shutil.which("ld.gold", path=out.get("PATH"))
     if gold is None:
         return out
-    out["COMPILER_PATH"] = str(gold_dir(os.path.realpath(gold)))
+    folder = gold_dir(os.path.realpath(gold))
+    if gold_links(folder, out):
+        out["COMPILER_PATH"] = str(folder)
     return out
 
 

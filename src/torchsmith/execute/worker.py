@@ -73,6 +73,7 @@ class Worker:
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
         self.jobs = 0
+        self.retired = 0  # processes that said they were spent (a broken accelerator context)
         self.torch_version: str | None = None
         self.last_peak_mb = 0.0  # peak resident memory of the last job
         self.compiled_in_process = False  # the current process has entered a compiled run
@@ -174,9 +175,13 @@ class Worker:
             return self._dead(out, t0, log_offset)
         self.jobs += 1
         try:
-            return self._wait(rid, out, t0, deadline, cap, log_offset)
+            out = self._wait(rid, out, t0, deadline, cap, log_offset)
         finally:
             self.last_peak_mb = out.peak_rss_mb
+        if out.retire and self.proc is not None:  # spent: the next job gets a fresh process
+            self.retired += 1
+            self.kill()
+        return out
 
     def _wait(
         self, rid: int, out: JobOutcome, t0: float, deadline: float, cap: int, log_offset: int
@@ -195,6 +200,7 @@ class Worker:
                         out.timeout += FIRST_JOB_GRACE
                     continue
                 out.wall = time.monotonic() - t0
+                out.retire = str(msg.get("retire") or "")
                 if msg["type"] == "result":
                     out.status, out.result = "result", msg["result"]
                 else:

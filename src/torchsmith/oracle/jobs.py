@@ -121,7 +121,12 @@ def run_check(
             runner = timed(Phase.LOAD, lambda: make_runner(program, options))
         except runtime.ProgramLoadError as e:
             return finish(_result(Verdict.INVALID, Phase.LOAD, str(e), summary=str(e)))
-        run = runner.run
+
+        def run(backend: str | None, dtype: torch.dtype | None) -> Any:
+            out = runner.run(backend, dtype)
+            runtime.synchronize(options.device)  # an asynchronous CUDA fault is this run's
+            return out
+
         backend = runner.compiled_backend(requested)
         try:
             ref = timed(Phase.EAGER, lambda: run(None, dtype))
@@ -176,6 +181,8 @@ def run_check(
         try:
             fp64: runtime.RunResult | None = timed(Phase.FP64, lambda: run(None, torch.float64))
         except Exception as e:
+            if broken := runtime.device_fault():  # the compiled run after it could not be trusted
+                raise RuntimeError(f"the float64 run broke the CUDA context: {broken}") from e
             fp64 = None
             fp64_note = f"float64 run raised {type(e).__name__}: {_first_line(str(e))}"
         compile_times.reset()

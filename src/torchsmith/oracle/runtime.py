@@ -392,6 +392,35 @@ def inputs_after(loaded: LoadedProgram, run: RunResult, dtype: torch.dtype | Non
     return out
 
 
+def synchronize(device: str) -> None:
+    """Wait for the kernels a run queued on ``device``: a CUDA kernel's fault (an illegal or
+    misaligned address) is raised asynchronously, at the next call that waits, so without this
+    a compiled run's faulty kernel surfaced in the comparison after it, a torchsmith error
+    instead of a crash in the compiled phase. Nothing to do on the CPU."""
+    kind = torch.device(device).type
+    if kind == "cuda" and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
+def device_fault() -> str | None:
+    """Why this process's CUDA context can run no more kernels, or None when it can (or was
+    never used).
+
+    Some CUDA faults (an illegal or misaligned address, a device-side assert) are sticky: every
+    later kernel launch and copy in the process raises the same error. Measured on an H100 with
+    torch 2.11: one compiled program's misaligned-address kernel turned the next 1948 jobs of its
+    long-lived worker into torchsmith errors. A tiny kernel and a synchronize after each job tell
+    a spent context from a healthy one (an out-of-memory error is not sticky and passes)."""
+    if not (torch.cuda.is_available() and torch.cuda.is_initialized()):
+        return None
+    try:
+        torch.ones(1, device="cuda").add_(1).cpu()
+        torch.cuda.synchronize()
+    except Exception as e:  # any failure here means the context is spent
+        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
+    return None
+
+
 class ProgramRunner:
     """Runs a canonical program in one mode after another (what the judge and the probe ask
     of any runner; :class:`torchsmith.oracle.script.ScriptRunner` is the other one)."""
