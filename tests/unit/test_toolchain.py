@@ -107,3 +107,10 @@ def test_gcc_really_links_with_gold_through_the_env(tmp_path):
     plain = tmp_path / "p.so"
     subprocess.run(["g++", "-shared", "-fPIC", str(src), "-o", str(plain)], env=base, check=True)
     assert b".note.gnu.gold-version" not in plain.read_bytes()
+
+
+def test_another_gold_never_repoints_the_link_live_workers_use(tmp_path):
+    real = toolchain.gold_dir("/usr/bin/ld.gold")
+    other = toolchain.gold_dir(str(tmp_path / "ld.gold"))
+    assert real != other
+    assert os.readlink(real / "ld") == "/usr/bin/ld.gold"

@@ -27,6 +27,7 @@ version it runs and without touching Inductor's flags. Rules, in order:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -38,8 +39,13 @@ LINKER_VAR = "TORCHSMITH_LINKER"
 
 
 def gold_dir(gold: str) -> Path:
-    """A folder holding one entry, ``ld``, a symlink to ``gold``; made once, atomically."""
-    folder = Path(tempfile.gettempdir()) / f"torchsmith-ld-gold-{os.getuid()}"
+    """A folder holding one entry, ``ld``, a symlink to ``gold``; made once, atomically.
+
+    One folder per gold path: a process that links with another gold (a test's stand-in) never
+    re-points the link that live workers use. (It did once: a test's failing stand-in made two
+    programs of a running campaign fail to link, recorded as C++ compile errors.)"""
+    tag = hashlib.sha1(gold.encode()).hexdigest()[:10]
+    folder = Path(tempfile.gettempdir()) / f"torchsmith-ld-gold-{os.getuid()}-{tag}"
     link = folder / "ld"
     if link.is_symlink() and os.readlink(link) == gold:
         return folder
