@@ -46,7 +46,8 @@ TIMELINE = "timeline.jsonl"
 
 
 def inductor_cache_dir() -> Path:
-    """Where Inductor's workers keep their cache (its own default rule)."""
+    """Inductor's machine-wide cache folder (its own default rule): where a campaign's workers
+    kept their kernels before ``--inductor-cache-mb``, and where the precompiled header stays."""
     env = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
     if env:
         return Path(env)
@@ -118,7 +119,11 @@ def sample(folder: Path, fuzz_pid: int | None) -> dict[str, Any]:
         "worker_rss_mb_sum": round(sum(wrss), 1),
         "worker_rss_mb_max": round(max(wrss, default=0.0), 1),
         "campaign_mb": round(folder_bytes(folder) / 2**20, 1),
-        "inductor_cache_mb": round(folder_bytes(inductor_cache_dir()) / 2**20, 1),
+        # the campaign's own per-worker folders (inside campaign_mb) and the machine-wide one
+        "inductor_cache_mb": round(
+            sum(folder_bytes(d) for d in folder.glob("workers/*/inductor-cache")) / 2**20, 1
+        ),
+        "machine_cache_mb": round(folder_bytes(inductor_cache_dir()) / 2**20, 1),
     }
 
 

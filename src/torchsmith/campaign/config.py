@@ -41,6 +41,7 @@ CLI_FIELDS = {
     "ray_gpus": "ray_gpus",
     "pack": "pack",
     "config_space": "config_space",
+    "inductor_cache_mb": "inductor_cache_mb",
 }
 
 #: The settings a campaign's summary and page show, in reading order.
@@ -79,6 +80,9 @@ class CampaignConfig:
     ray_gpus: float = 0.0
     pack: int = 1  # programs checked per compile (fuzz --pack K; see torchsmith.campaign.pack)
     config_space: str | None = None  # default or a table file: settings sampled per program
+    #: Inductor cache of the campaign's workers, in all: one folder per slot (and the reducer),
+    #: emptied past its share; 0 keeps Inductor's machine-wide folder (execute/inductor_cache.py)
+    inductor_cache_mb: float = 4096.0
 
     #: What a resumed campaign may change; everything else decides which programs are checked.
     OVERRIDABLE = (
@@ -91,6 +95,7 @@ class CampaignConfig:
         "ray",
         "ray_cpus",
         "ray_gpus",
+        "inductor_cache_mb",
     )
 
     @classmethod

@@ -37,7 +37,9 @@ from torchsmith.campaign.summary import summarize
 from torchsmith.campaign.writer import Writer
 from torchsmith.check import CheckError, check_eager, check_program
 from torchsmith.configspace.session import ConfigSampler
+from torchsmith.execute.inductor_cache import BoundedCache, slot_env
 from torchsmith.execute.pool import Slot, WorkerPool
+from torchsmith.execute.protocol import worker_env
 from torchsmith.execute.ray_pool import ActorLost
 from torchsmith.finding import FINDINGS, Finding, FindingMeta, read_finding, write_finding
 from torchsmith.generate import availability, mix
@@ -267,6 +269,7 @@ class Campaign:
                 make_worker=self._ray_workers() if cfg.ray else None,
                 retire_rss_fraction=cfg.retire_rss_fraction,
                 retire_after_jobs=cfg.retire_after_jobs,
+                cache_mb=cfg.inductor_cache_mb,
             )
             self.pool = pool
             deadline = None
@@ -338,6 +341,7 @@ class Campaign:
         s["time_budget"] = self.config.time_budget
         s["jobs"] = self.config.jobs
         s["retirements"] = self.pool.retirements if self.pool is not None else 0
+        s["cache_clears"] = self.pool.cache_clears if self.pool is not None else 0
         return s
 
     def _ray_workers(self) -> Callable[[], Any]:
@@ -572,9 +576,12 @@ class Campaign:
                     self._known_bugs.add(new)
             return new
 
+        logs = self.out / "workers" / "reducer"
+        env, folder = slot_env(worker_env(python=cfg.python), logs, cfg.inductor_cache_mb)
+        share = cfg.inductor_cache_mb / (cfg.jobs + 1)  # the reducer's share, like a slot's
+
         def make_worker() -> Any:
-            logs = self.out / "workers" / "reducer"
-            return Worker(memory_mb=cfg.options.memory_mb, log_dir=logs, python=cfg.python)
+            return Worker(memory_mb=cfg.options.memory_mb, env=env, log_dir=logs, python=cfg.python)
 
         return BackgroundReducer(
             reduce,
@@ -582,4 +589,5 @@ class Campaign:
             lambda fid: read_finding(self.findings_dir / fid),
             self.progress.event,
             make_worker,
+            BoundedCache(folder, share) if folder is not None else None,
         )

@@ -23,6 +23,7 @@ from typing import Any
 from torchsmith import dedup
 from torchsmith.campaign.store import Store
 from torchsmith.campaign.writer import Writer
+from torchsmith.execute.inductor_cache import BoundedCache
 from torchsmith.finding import Finding
 
 
@@ -42,7 +43,11 @@ class BackgroundReducer:
         read: Callable[[str], Finding],
         event: Callable[[str, str], None],
         make_worker: Callable[[], Any],
+        cache: BoundedCache | None = None,
     ) -> None:
+        """``cache``: the worker's own Inductor cache folder, emptied (with a fresh worker)
+        between reductions once past its cap."""
+        self._cache = cache
         self._reduce, self._refine, self._read = reduce, refine, read
         self._event, self._make_worker = event, make_worker
         self._q: queue.Queue[tuple[str, str] | None] = queue.Queue()
@@ -79,6 +84,11 @@ class BackgroundReducer:
                 self._event("reduced", f"reduced {bug} -> {new} ({reduced.folder})")
             except Exception as e:  # a reducer fault must never stop the campaign
                 self._event("error", f"reduction of {finding_id} failed: {e!r}"[:300])
+            finally:
+                if self._cache is not None and self._worker is not None and self._cache.over_cap():
+                    self._worker.close()  # no live process holds its kernels, then empty it
+                    self._worker = None
+                    self._cache.clear()
 
     def close(self, drop_queued: bool = False) -> None:
         """Finish (or, with ``drop_queued``, skip) what is queued, then stop the worker."""

@@ -72,6 +72,14 @@ def _sigterm_as_interrupt() -> None:
     " or a JSON/TOML table: notes/config-space.md); failures are bisected to the settings"
     " they need.",
 )
+@click.option(
+    "--inductor-cache-mb",
+    type=click.FloatRange(min=0),
+    default=4096.0,
+    show_default=True,
+    help="Inductor's compiled-kernel cache of the workers, in all (a folder per worker in DIR,"
+    " emptied past its share); 0: Inductor's machine-wide folder, unbounded.",
+)
 @click.option("--ray-cpus", default=1.0, show_default=True, help="CPUs per Ray actor.")
 @click.option("--ray-gpus", default=0.0, show_default=True, help="GPUs per Ray actor.")
 @python_option
@@ -96,6 +104,7 @@ def fuzz(
     ray_cpus: float,
     ray_gpus: float,
     config_space: str | None,
+    inductor_cache_mb: float,
     python: str | None,
     **kw: Any,
 ) -> None:
@@ -128,6 +137,7 @@ def fuzz(
         "ray_gpus": ray_gpus,
         "pack": pack,
         "config_space": config_space,
+        "inductor_cache_mb": inductor_cache_mb,
     }
     try:
         values["time_"] = parse_duration(time_) if time_ is not None else None

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from torchsmith.execute.inductor_cache import BoundedCache, slot_env
 from torchsmith.execute.protocol import JobOutcome, Request, worker_env
 from torchsmith.execute.worker import Worker, rss_mb
 
@@ -78,10 +79,17 @@ class Slot:
         retire_after_jobs: int = 2000,
         python: str | None = None,
         make_worker: Callable[[], Any] | None = None,
+        cache_mb: float = 0.0,
     ) -> None:
         """``make_worker()`` builds the slot's worker (default: a local
-        :class:`CampaignWorker`; :class:`torchsmith.execute.ray_pool.RayWorker` on a cluster)."""
+        :class:`CampaignWorker`; :class:`torchsmith.execute.ray_pool.RayWorker` on a cluster).
+        ``cache_mb`` > 0 gives a local worker its own Inductor cache folder, emptied past that
+        size (:mod:`torchsmith.execute.inductor_cache`)."""
         self.index = index
+        self.cache: BoundedCache | None = None
+        if make_worker is None:
+            env, folder = slot_env(env, log_dir, cache_mb)
+            self.cache = BoundedCache(folder, cache_mb) if folder is not None else None
         self.worker = (
             make_worker()
             if make_worker is not None
@@ -114,8 +122,11 @@ class Slot:
         if not w.alive or w.proc is None:
             return False
         too_big = rss_mb(w.proc.pid) > self.retire_rss_fraction * w.memory_mb
-        if too_big or w.jobs_since_start >= self.retire_after_jobs:
+        cache_full = self.cache is not None and self.cache.over_cap()
+        if too_big or cache_full or w.jobs_since_start >= self.retire_after_jobs:
             w.close()
+            if cache_full and self.cache is not None:
+                self.cache.clear()  # no live process holds its kernels now
             self.retirements += 1
             return True
         return False
@@ -131,12 +142,24 @@ class WorkerPool:
         log_root: Path,
         env: dict[str, str] | None = None,
         python: str | None = None,
+        cache_mb: float = 0.0,
         **slot_kw: Any,
     ) -> None:
-        """``python`` runs every worker under another interpreter (a venv with another torch)."""
+        """``python`` runs every worker under another interpreter (a venv with another torch).
+        ``cache_mb``: the Inductor cache of all slots together (each gets its share; 0: none
+        of their own, see :mod:`torchsmith.execute.inductor_cache`)."""
         env = env if env is not None else worker_env(jobs, python=python)
+        share = cache_mb / (jobs + 1)  # one share is the background reducer's
         self.slots = [
-            Slot(i, memory_mb, env, Path(log_root) / f"slot-{i}", python=python, **slot_kw)
+            Slot(
+                i,
+                memory_mb,
+                env,
+                Path(log_root) / f"slot-{i}",
+                python=python,
+                cache_mb=share,
+                **slot_kw,
+            )
             for i in range(jobs)
         ]
 
@@ -171,6 +194,11 @@ class WorkerPool:
     @property
     def retirements(self) -> int:
         return sum(s.retirements for s in self.slots)
+
+    @property
+    def cache_clears(self) -> int:
+        """How often a slot emptied its Inductor cache folder (each also a retirement)."""
+        return sum(s.cache.clears for s in self.slots if s.cache is not None)
 
     def stop(self, grace: float = 30.0) -> None:
         """Abort every slot and wait for the threads, killing again while they linger (a worker

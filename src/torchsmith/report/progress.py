@@ -65,7 +65,11 @@ def _panel(stats: dict[str, Any]) -> Table:
         ("findings", alarm(f"{stats['findings']}", stats["findings"])),
         ("bugs", alarm(f"{stats['bugs']}{known}", stats["bugs"])),
         ("faults", f"{stats['faults']}"),
-        ("restarts", f"{stats['worker_restarts']} (+{stats.get('retirements', 0)} retired)"),
+        (
+            "restarts",
+            f"{stats['worker_restarts']} (+{stats.get('retirements', 0)} retired,"
+            f" {stats.get('cache_clears', 0)} for the Inductor cache cap)",
+        ),
         ("budget", _budget(stats) or "until Ctrl-C"),
     ]
     for (k1, v1), (k2, v2) in zip(cells[::2], cells[1::2]):
