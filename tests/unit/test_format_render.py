@@ -182,3 +182,35 @@ def test_the_harness_measures_empty_outputs_without_raising(tmp_path):
     ns = runpy.run_path(str(path), run_name="not_main")
     assert ns["_max_abs"](torch.zeros(0), torch.zeros(0)) == 0.0
     assert ns["_max_abs"](1.5, 1.0) == 0.5
+
+
+EXPORT_FN = """
+import torch
+
+
+def fn(x, scale: float):
+    return torch.relu(x) * scale
+
+
+def get_calls():
+    return [([torch.randn(3, 4), 2.0], {}), ([torch.randn(5, 4), 2.0], {})]
+"""
+
+
+@pytest.mark.parametrize("backend", ["export", "export_decomp"])
+def test_the_plain_repro_of_an_export_path_finding_runs_the_export_path(backend):
+    # It called torch.compile(backend='aoti') once: InvalidBackend in plain PyTorch, so the
+    # report's minimal repro of an AOTInductor bug showed a different error than the bug.
+    import torch
+
+    from torchsmith.program.plain import plain_script
+
+    prog = Program(source=EXPORT_FN, model="fn", name="exp")
+    script = plain_script(prog, CheckOptions(backend=backend))
+    assert "torch.compile(target" not in script and "_exported(target" in script
+    assert script.splitlines()[0].startswith("# torch.export")
+    scope: dict = {"__name__": "plain_test"}
+    exec(compile(script.split("eager = run()")[0], "<plain>", "exec"), scope)
+    eager, compiled = scope["run"](), scope["run"](compile_=True)  # export only: no C++ build
+    assert [tuple(o.shape) for o in compiled] == [(3, 4), (5, 4)]  # both calls, dim 0 dynamic
+    assert all(torch.equal(a, b) for a, b in zip(eager, compiled))

@@ -20,6 +20,7 @@ import ast
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.program.render import config_lines
+from torchsmith.program.render_export import EXPORT_BACKENDS, HELPER, compiler_name
 
 
 def _defined(source: str) -> set[str]:
@@ -80,8 +81,17 @@ def _runner(program: Program, options: CheckOptions) -> list[str]:
     ]
     if is_class:
         lines.append("    target = target.to(dtype) if dtype is not None else target")
+    if options.backend in EXPORT_BACKENDS:  # torch.export -> AOTInductor, not torch.compile
+        lines += [
+            f"    items = [(a if isinstance(a, (list, tuple)) else [a], k) for a, k in {calls}]",
+            "    exported = [list(_cast(a, dtype)) for a, _ in items]",
+            f"    call = _exported(target, exported, items[0][1], {options.backend!r}) if compile_ else target",
+        ]
+    else:
+        lines.append(
+            f"    call = torch.compile(target, **{options.compile_kwargs()!r}) if compile_ else target"
+        )
     lines += [
-        f"    call = torch.compile(target, **{options.compile_kwargs()!r}) if compile_ else target",
         "    outs = []",
         f"    for i, (args, kwargs) in enumerate({calls}):",
     ]
@@ -100,6 +110,7 @@ def _head(program: Program, options: CheckOptions, what: str) -> list[str]:
     lines = program.source.strip("\n").splitlines()
     future = [ln for ln in lines if ln.startswith("from __future__")]
     body = "\n".join(ln for ln in lines if not ln.startswith("from __future__"))
+    helper = [HELPER.strip("\n"), "", ""] if options.backend in EXPORT_BACKENDS else []
     return [
         *future,
         f"# {what} ({program.name}); runs on its own: python this_file.py",
@@ -112,6 +123,7 @@ def _head(program: Program, options: CheckOptions, what: str) -> list[str]:
         body,
         "",
         "",
+        *helper,
         *_runner(program, options),
         "",
         "",
@@ -152,7 +164,8 @@ if __name__ == "__main__":
 def plain_script(program: Program, options: CheckOptions | None = None) -> str:
     """The short plain repro: the program, then eager vs compiled vs float64, printed."""
     options = options or CheckOptions()
-    head = "\n".join(_head(program, options, "torch.compile differs from eager"))
+    what = f"{compiler_name(options.backend)} differs from eager"
+    head = "\n".join(_head(program, options, what))
     return head + "\n" + _PLAIN.lstrip("\n").format(tol=options.tol)
 
 

@@ -75,6 +75,29 @@ def _exported(target, calls, kwargs, backend):
 """
 
 
+#: What a report calls each export backend's compiler, in place of ``torch.compile``.
+PATH_NAMES = {
+    "export": "torch.export",
+    "export_decomp": "torch.export + run_decompositions",
+    "aoti_compile": "AOTInductor (aoti_compile_and_package)",
+    "aoti": "torch.export + AOTInductor",
+}
+
+
+#: What each export backend runs, as a report's one-line description says it.
+PATH_CALLS = {
+    "export": "torch.export.export(m, args).module()",
+    "export_decomp": "torch.export.export(m, args).run_decompositions().module()",
+    "aoti_compile": "aoti_compile_and_package(torch.export.export(m, args).run_decompositions())",
+    "aoti": "aoti_load_package(aoti_compile_and_package(torch.export.export(m, args)))",
+}
+
+
+def compiler_name(backend: str | None) -> str:
+    """``torch.compile``, or the export path's name for an export backend."""
+    return PATH_NAMES.get(backend or "", "torch.compile")
+
+
 def export_runner(runner: str, backend: str) -> str:
     """``runner`` (the script's harness text) with ``torch.compile`` replaced by the export
     helper when ``backend`` is an export backend; unchanged otherwise."""

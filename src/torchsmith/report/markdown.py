@@ -18,13 +18,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from torchsmith.dedup import failure_key
+from torchsmith.dedup import failure_key, unwrap_message
 from torchsmith.finding import Finding, FindingMeta, read_finding
 from torchsmith.options import DEFAULT_TOL
 from torchsmith.program.format import dotted_name
 from torchsmith.program.ops import source_ops
 from torchsmith.program.plain import plain_script
 from torchsmith.program.render import render_script
+from torchsmith.program.render_export import PATH_CALLS, compiler_name
 from torchsmith.regress import markdown_lines, read_regress
 from torchsmith.verdict import CheckResult, Stage, Verdict
 
@@ -38,6 +39,10 @@ _TAGS = {
     Stage.DECOMP: "decompositions",
     Stage.INDUCTOR: "inductor",
     Stage.BACKEND: "backend",
+    Stage.EXPORT: "export",
+    Stage.EXPORT_DECOMP: "export",
+    Stage.AOTI_COMPILE: "aotinductor",
+    Stage.AOTI_RUN: "aotinductor",
 }
 #: Ops whose integer outputs are indices of extremes: comparing them is not a fuzzer finding.
 _INDEX_OPS = {
@@ -156,25 +161,26 @@ def title(finding: Finding) -> str:
     tags += f" [{opts.device.split(':')[0]}]"
     ops = ", ".join(_ops(finding))
     ev = r.evidence
-    if r.verdict is Verdict.CRASH:
-        msg = _first_line(ev.get("message", ""))
+    tc = compiler_name(opts.backend)  # torch.compile, or the export path
+    if r.verdict is Verdict.CRASH:  # a C++ compile error by the compiler's first error line
+        msg = _first_line(unwrap_message(str(ev.get("message", ""))), 140)
         exc = str(ev.get("root_type") or ev.get("exc_type") or "").rsplit(".", 1)[-1]
         what = msg if msg.split(":", 1)[0].isidentifier() and ":" in msg else f"{exc}: {msg}"
     elif r.verdict is Verdict.MISMATCH:
         figs = ev.get("figures") or {}
         if "compiled_vs_fp64" in figs:
             c, e = figs["compiled_vs_fp64"]["max_abs"], figs["eager_vs_fp64"]["max_abs"]
-            what = f"wrong result with torch.compile (max abs error vs fp64 {c:.3g}, eager {e:.3g})"
+            what = f"wrong result with {tc} (max abs error vs fp64 {c:.3g}, eager {e:.3g})"
         else:
-            what = "wrong result with torch.compile"
+            what = f"wrong result with {tc}"
     elif r.verdict is Verdict.NAN_MISMATCH:
-        what = "torch.compile produces NaN where eager and fp64 do not (or the reverse)"
+        what = f"{tc} produces NaN where eager and fp64 do not (or the reverse)"
     elif r.verdict is Verdict.META_MISMATCH:
-        what = "torch.compile output differs in structure, shape or dtype"
+        what = f"{tc} output differs in structure, shape or dtype"
     elif r.verdict is Verdict.DIED:
-        what = f"torch.compile kills the process ({ev.get('signal') or ev.get('returncode')})"
+        what = f"{tc} kills the process ({ev.get('signal') or ev.get('returncode')})"
     elif r.verdict is Verdict.TIMEOUT:
-        what = "torch.compile hangs"
+        what = f"{tc} hangs"
     else:
         what = r.verdict.value
     if opts.fullgraph:
@@ -388,8 +394,9 @@ def render(finding: Finding, env: str | None = None) -> str:
     r, opts = mini.result, mini.options
     lines = [f"# {title(mini)}", "", "### 🐛 Describe the bug", ""]
     kw = ", ".join(f"{k}={v!r}" for k, v in opts.compile_kwargs().items())
+    how = PATH_CALLS.get(opts.backend, f"torch.compile({kw})")
     lines.append(
-        f"`torch.compile({kw})` gives **{r.verdict.value}** where eager runs fine"
+        f"`{how}` gives **{r.verdict.value}** where eager runs fine"
         f" ({r.reason.strip()}). Found by torchsmith, a differential fuzzer comparing eager,"
         " torch.compile and a float64 eager run."
     )
