@@ -63,3 +63,34 @@ def test_a_correct_program_passes_alone_with_a_bare_tensor_input_too(tmp_path):
     proc = _run(PASSING, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "VERDICT: pass" in proc.stdout
+
+
+#: A compiled run that writes its input wrong and returns the same value as eager: the planted
+#: Inductor fault adds 1 to relu's results, here only in the input written in place.
+WRITES_INPUT = """
+import torch
+
+
+def fn(x):
+    x.relu_()
+    return x.sum() * 0
+
+
+def get_inputs():
+    return [torch.randn(16, generator=torch.Generator().manual_seed(0))]
+
+
+compile_config = {"inductor.cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}
+"""
+
+WRITES_INPUT_RIGHT = WRITES_INPUT.replace('"accuracy"', "None")
+
+
+def test_an_input_written_wrong_in_place_reproduces_alone(tmp_path):
+    # The worker compares inputs written in place; the harness compared outputs only, so a
+    # finding of that kind passed as its own repro (a bf16 batch_norm's running stats, 2.13).
+    proc = _run(WRITES_INPUT, tmp_path)
+    assert "inputs written in place: [0]" in proc.stdout
+    assert proc.returncode == 1 and "VERDICT: mismatch" in proc.stdout, proc.stdout + proc.stderr
+    ok = _run(WRITES_INPUT_RIGHT, tmp_path)
+    assert ok.returncode == 0 and "VERDICT: pass" in ok.stdout, ok.stdout + ok.stderr
