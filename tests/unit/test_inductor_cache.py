@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from torchsmith.execute import inductor_cache as ic
 from torchsmith.execute.pool import Slot, WorkerPool
+from torchsmith.execute.protocol import worker_env
 
 
 def fill(folder: Path, sizes: list[int]) -> None:
@@ -54,7 +55,8 @@ def test_past_the_cap_the_folder_is_emptied_and_measured_only_every_so_often(tmp
 
 
 def test_a_slot_retires_its_worker_before_emptying_its_cache(tmp_path):
-    pool = WorkerPool(2, 1024, tmp_path / "workers", cache_mb=3.0)  # 1 MiB a share
+    env = {k: v for k, v in worker_env(2).items() if k != ic.CACHE_VAR}  # no folder of the user's
+    pool = WorkerPool(2, 1024, tmp_path / "workers", env=env, cache_mb=3.0)  # 1 MiB a share
     slot: Slot = pool.slots[0]
     assert slot.cache is not None and slot.cache.cap_mb == 1.0
     assert slot.worker.env[ic.CACHE_VAR] == str(tmp_path / "workers" / "slot-0" / ic.FOLDER)
