@@ -154,7 +154,8 @@ def write_finding(
     header = f"torchsmith finding {fid}\n{result.verdict.value}: {result.reason}"
     _atomic_write(folder / PROGRAM, program.source)
     _atomic_write(folder / REPRO, render_script(program, options, header=header))
-    _atomic_write(folder / PLAIN, plain_script(program, options))
+    written = str(result.evidence.get("output", "")).startswith("input")  # judged in place
+    _atomic_write(folder / PLAIN, plain_script(program, options, inputs=written))
     _atomic_write(folder / BISECT, bisector_script(program, options))
     log = [result.reason]
     if result.evidence.get("traceback_tail"):

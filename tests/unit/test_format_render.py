@@ -214,3 +214,15 @@ def test_the_plain_repro_of_an_export_path_finding_runs_the_export_path(backend)
     eager, compiled = scope["run"](), scope["run"](compile_=True)  # export only: no C++ build
     assert [tuple(o.shape) for o in compiled] == [(3, 4), (5, 4)]  # both calls, dim 0 dynamic
     assert all(torch.equal(a, b) for a, b in zip(eager, compiled))
+
+
+def test_the_plain_repro_of_an_input_written_in_place_judges_the_inputs_too():
+    from torchsmith.program.plain import plain_script
+
+    src = "import torch\n\ndef fn(x):\n    x.relu_()\n    return x.sum() * 0\n\ndef get_inputs():\n    return [torch.tensor([-1.0, 2.0])]\n"
+    prog = Program(source=src, model="fn", name="w")
+    assert "inputs after the calls" not in plain_script(prog)
+    scope = _eager_part(plain_script(prog, inputs=True))
+    out = scope["run"]()
+    assert out["inputs after the calls"][0][0].tolist() == [0.0, 2.0]  # what eager wrote
+    assert out["outputs"][0].item() == 0.0

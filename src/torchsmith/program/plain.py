@@ -34,8 +34,9 @@ def _defined(source: str) -> set[str]:
     return names
 
 
-def _runner(program: Program, options: CheckOptions) -> list[str]:
-    """``run(dtype)``: the program's calls, freshly built and re-seeded, in order."""
+def _runner(program: Program, options: CheckOptions, inputs: bool = False) -> list[str]:
+    """``run(dtype)``: the program's calls, freshly built and re-seeded, in order; with
+    ``inputs``, also the arguments after each call (a finding in an input written in place)."""
     names = _defined(program.source)
     is_class = program.model in names and f"class {program.model}" in program.source
     if "get_calls" in names:
@@ -100,13 +101,24 @@ def _runner(program: Program, options: CheckOptions) -> list[str]:
     lines += [
         f"        torch.manual_seed({options.seed})",
         "        args = args if isinstance(args, (list, tuple)) else [args]",
-        "        outs.append(call(*_cast(args, dtype), **_cast(kwargs, dtype)))",
-        "    return outs",
     ]
+    if inputs:
+        lines += [
+            "        args = _cast(args, dtype)",
+            "        outs.append(call(*args, **_cast(kwargs, dtype)))",
+            "        written.append(args)",
+            '    return {"outputs": outs, "inputs after the calls": written}',
+        ]
+        lines.insert(lines.index("    outs = []") + 1, "    written = []")
+    else:
+        lines += [
+            "        outs.append(call(*_cast(args, dtype), **_cast(kwargs, dtype)))",
+            "    return outs",
+        ]
     return lines
 
 
-def _head(program: Program, options: CheckOptions, what: str) -> list[str]:
+def _head(program: Program, options: CheckOptions, what: str, inputs: bool = False) -> list[str]:
     lines = program.source.strip("\n").splitlines()
     future = [ln for ln in lines if ln.startswith("from __future__")]
     body = "\n".join(ln for ln in lines if not ln.startswith("from __future__"))
@@ -124,7 +136,7 @@ def _head(program: Program, options: CheckOptions, what: str) -> list[str]:
         "",
         "",
         *helper,
-        *_runner(program, options),
+        *_runner(program, options, inputs),
         "",
         "",
     ]
@@ -161,11 +173,15 @@ if __name__ == "__main__":
 """
 
 
-def plain_script(program: Program, options: CheckOptions | None = None) -> str:
-    """The short plain repro: the program, then eager vs compiled vs float64, printed."""
+def plain_script(
+    program: Program, options: CheckOptions | None = None, inputs: bool = False
+) -> str:
+    """The short plain repro: the program, then eager vs compiled vs float64, printed.
+    ``inputs``: the finding is in an input written in place, so the arguments after the calls
+    are printed and judged with the outputs."""
     options = options or CheckOptions()
     what = f"{compiler_name(options.backend)} differs from eager"
-    head = "\n".join(_head(program, options, what))
+    head = "\n".join(_head(program, options, what, inputs))
     return head + "\n" + _PLAIN.lstrip("\n").format(tol=options.tol)
 
 

@@ -420,7 +420,9 @@ def render(finding: Finding, env: str | None = None) -> str:
         "#### Minimal repro",
         "",
         "```python",
-        plain_script(mini.program, opts).rstrip(),
+        plain_script(
+            mini.program, opts, inputs=str(r.evidence.get("output", "")).startswith("input")
+        ).rstrip(),
         "```",
         "",
         "<details><summary>The same repro with torchsmith's harness (exits 1 while the bug"
