@@ -34,9 +34,10 @@ def _defined(source: str) -> set[str]:
     return names
 
 
-def _runner(program: Program, options: CheckOptions, inputs: bool = False) -> list[str]:
+def _runner(program: Program, options: CheckOptions, judge_inputs: bool = False) -> list[str]:
     """``run(dtype)``: the program's calls, freshly built and re-seeded, in order; with
-    ``inputs``, also the arguments after each call (a finding in an input written in place)."""
+    ``judge_inputs``, also the arguments after each call (a finding in an input written in
+    place)."""
     names = _defined(program.source)
     is_class = program.model in names and f"class {program.model}" in program.source
     if "get_calls" in names:
@@ -102,7 +103,7 @@ def _runner(program: Program, options: CheckOptions, inputs: bool = False) -> li
         f"        torch.manual_seed({options.seed})",
         "        args = args if isinstance(args, (list, tuple)) else [args]",
     ]
-    if inputs:
+    if judge_inputs:
         lines += [
             "        args = _cast(args, dtype)",
             "        outs.append(call(*args, **_cast(kwargs, dtype)))",
