@@ -216,3 +216,19 @@ def test_check_output_shows_the_confidence_in_one_line():
     assert line.startswith("812x the band") and "(high)" in line and "66%" in line
     flips = confidence_line({"score": 31.0, "level": "medium", "left": 2689, "flips": 3996})
     assert "2689 of 3996 flips" in flips
+
+
+def test_the_compile_path_run_answers_is_compiling_and_restores_it():
+    import torch
+
+    from torchsmith.oracle.probe import CompilePath
+
+    before = torch.compiler.is_compiling
+    assert torch.compiler.is_compiling() is False
+    with CompilePath():
+        assert torch.compiler.is_compiling() is True
+        from torch.optim.optimizer import _get_value
+
+        step = torch.tensor(3.0)
+        assert _get_value(step) is step  # torch.optim's compile path: the tensor, not .item()
+    assert torch.compiler.is_compiling is before and torch.compiler.is_compiling() is False
