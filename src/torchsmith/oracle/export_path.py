@@ -117,10 +117,12 @@ def _split(obj: Any, tensors: list[torch.Tensor]) -> Any:
 
 
 def _fill(template: Any, tensors: list[Any], pos: list[int]) -> Any:
+    # runs inside the traced forward: a tuple of types, not ``list | tuple`` (torch 2.6's
+    # strict export could not trace a types.UnionType and failed every program at `export`)
     if isinstance(template, str) and template == _TENSOR:
         pos[0] += 1
         return tensors[pos[0] - 1]
-    if isinstance(template, list | tuple):
+    if isinstance(template, (list, tuple)):  # noqa: UP038
         items = [_fill(o, tensors, pos) for o in template]
         return type(template)(*items) if hasattr(template, "_fields") else type(template)(items)
     if isinstance(template, dict):
@@ -269,7 +271,8 @@ class ExportedCall:
         dynamic = dynamic_dims(group)
         # ``forward(*tensors)``: one parameter, so its dims are one entry of ``dynamic_shapes``
         shapes = (dynamic,) if any(d is not None for d in dynamic) else None
-        ep = torch.export.export(module, tuple(tensors), dynamic_shapes=shapes)
+        # non-strict on every release (2.13's default; 2.6 defaulted to strict, Dynamo tracing)
+        ep = torch.export.export(module, tuple(tensors), dynamic_shapes=shapes, strict=False)
         _check_exported(ep, self.backend)
         if self.backend == "export":
             return ep.module()
