@@ -272,3 +272,20 @@ def test_opinfo_share_header_and_plain_seeds():
             assert "dtype: float32" in src or "dtype: float64" in src
     assert marked >= 3
     assert math.isfinite(EDGE_SHARE)
+
+
+def test_normalizations_get_scaled_edge_values_never_nan_or_inf():
+    import random
+
+    import torch
+
+    from torchsmith.generate.edges import special_ok
+
+    assert not special_ok("nn.functional.instance_norm")
+    assert not special_ok("nn.functional.batch_norm.without_cudnn")
+    assert special_ok("nn.functional.normalize") and special_ok("sort") and special_ok("norm")
+    t = torch.randn(3, 4)
+    drawn = [edge_tensor(t, random.Random(i), special=False) for i in range(200)]
+    assert all(torch.isfinite(u).all() for u in drawn)
+    assert any(not torch.equal(u, t) for u in drawn)  # still scaled to large magnitudes
+    assert any(not torch.isfinite(edge_tensor(t, random.Random(i))).all() for i in range(200))

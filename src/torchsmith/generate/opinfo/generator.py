@@ -39,7 +39,7 @@ from typing import Any
 
 import torch
 
-from torchsmith.generate.edges import check_values, edge_sample, uses_edge
+from torchsmith.generate.edges import check_values, edge_sample, special_ok, uses_edge
 from torchsmith.generate.family import FamilyStats, ValidatedFamily, note_values
 from torchsmith.generate.opinfo.render import (
     CallForm,
@@ -490,7 +490,8 @@ class OpInfoGenerator(ValidatedFamily):
                 outs = [out_info(entry, s) for s in chosen]
                 edged = edge and _edge_ok(entry, dtype, mode, outs)
                 if edged:
-                    chosen = [edge_sample(s, erng) for s in chosen]
+                    special = special_ok(entry.label)
+                    chosen = [edge_sample(s, erng, special) for s in chosen]
                 spec = ProgramSpec(
                     form=entry.form,
                     samples=chosen,
