@@ -19,6 +19,13 @@ SCHEMA_VERSION = 1
 IMPRECISE_RATIO = 10.0
 IMPRECISE_MIN_NUMEL = 256
 IMPRECISE_MIN_EPS = 16.0
+#: The ulp rule for tiny outputs of accurate functions (``oracle/ulps.py`` says why): eager at
+#: most ULPS_EAGER_MAX ulps from fp64 everywhere, compiled ULPS_IMPRECISE ulps or more somewhere
+#: is ``imprecise``, ULPS_MISMATCH or more ``mismatch``. Here so the standalone repro
+#: (``program/render.py``) judges with the same numbers.
+ULPS_EAGER_MAX = 4.0
+ULPS_IMPRECISE = 128.0
+ULPS_MISMATCH = 1024.0
 
 
 class Verdict(str, enum.Enum):

@@ -40,11 +40,11 @@ from typing import Any
 
 import torch
 
-from torchsmith.verdict import Verdict
+from torchsmith.verdict import ULPS_EAGER_MAX, ULPS_IMPRECISE, ULPS_MISMATCH, Verdict
 
-EAGER_MAX_ULPS = 4.0
-IMPRECISE_ULPS = 128.0
-MISMATCH_ULPS = 1024.0
+EAGER_MAX_ULPS = ULPS_EAGER_MAX
+IMPRECISE_ULPS = ULPS_IMPRECISE
+MISMATCH_ULPS = ULPS_MISMATCH
 PROBE_RATIO = 4.0
 _DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 

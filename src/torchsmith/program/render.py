@@ -14,7 +14,14 @@ import ast
 from torchsmith.options import CONFIG_MODULES, CheckOptions
 from torchsmith.program.format import Program, declared_settings
 from torchsmith.program.render_export import export_runner
-from torchsmith.verdict import IMPRECISE_MIN_EPS, IMPRECISE_MIN_NUMEL, IMPRECISE_RATIO
+from torchsmith.verdict import (
+    IMPRECISE_MIN_EPS,
+    IMPRECISE_MIN_NUMEL,
+    IMPRECISE_RATIO,
+    ULPS_EAGER_MAX,
+    ULPS_IMPRECISE,
+    ULPS_MISMATCH,
+)
 
 _RUNNER = """
 # ---- torchsmith harness: eager vs compiled vs float64 ----------------------------------------
@@ -182,6 +189,33 @@ def _imprecise(eager, compiled, fp64):
     return False
 
 
+def _ulps(eager, compiled, fp64):
+    \"\"\"Tiny outputs of accurate functions, in ulps (torchsmith's oracle/ulps.py): eager within
+    {eager_ulps} ulps of fp64 at every judged element, compiled {imprecise_ulps} or more somewhere
+    is imprecise, {mismatch_ulps} or more mismatch.\"\"\"
+    for e, c, f in zip(_leaves(eager), _leaves(compiled), _leaves(fp64)):
+        if not (isinstance(e, torch.Tensor) and isinstance(c, torch.Tensor) and isinstance(f, torch.Tensor)):
+            continue
+        if e.dtype not in (torch.float32, torch.float16, torch.bfloat16) or f.dtype != torch.float64:
+            continue
+        if not (e.shape == c.shape == f.shape):
+            continue
+        e, c, f = e.detach().cpu(), c.detach().cpu(), f.detach().cpu()
+        fi = torch.finfo(e.dtype)
+        a = f.abs()
+        m = torch.isfinite(e) & torch.isfinite(c) & (a >= fi.tiny) & (a <= fi.max)
+        if not bool(m.any()):
+            continue
+        _, ex = torch.frexp(a.clamp_min(fi.tiny))
+        spacing = torch.ldexp(torch.full_like(f, fi.eps), ex - 1)
+        eu = ((e.double() - f).abs() / spacing)[m].max().item()
+        cu = ((c.double() - f).abs() / spacing)[m].max().item()
+        if eu <= {eager_ulps} and cu >= {imprecise_ulps}:
+            kind = "mismatch" if cu >= {mismatch_ulps} else "imprecise"
+            return kind, f"compiled is {{cu:.3g}} ulps from fp64, eager at most {{eu:.3g}} ulps"
+    return None
+
+
 if __name__ == "__main__":
     eager = run_test(None)
     eager_in = run_test.inputs
@@ -217,6 +251,11 @@ if __name__ == "__main__":
     print("max abs  compiled - fp64:", _max_abs(compiled, fp64))
     print("max abs  eager    - fp64:", _max_abs(eager, fp64))
     print("max abs  compiled - eager:", _max_abs(compiled, eager))
+    ulps = _ulps(eager, compiled, fp64) if ok else None
+    if ulps:  # same() passes at its absolute tolerance; relative to fp64, compiled is off
+        print(ulps[1])
+        print(f"VERDICT: {{ulps[0]}} (in ulps: eager is accurate, compiled is not)")
+        sys.exit(1)
     layout = _meta(eager, compiled, strides=True) if ok else None
     if layout:  # values agree; wrong values outrank a layout difference
         print("VERDICT: meta-mismatch (" + layout + ")")
@@ -281,6 +320,9 @@ def render_script(program: Program, options: CheckOptions | None = None, header:
             ratio=IMPRECISE_RATIO,
             min_numel=IMPRECISE_MIN_NUMEL,
             min_eps=IMPRECISE_MIN_EPS,
+            eager_ulps=ULPS_EAGER_MAX,
+            imprecise_ulps=ULPS_IMPRECISE,
+            mismatch_ulps=ULPS_MISMATCH,
         ).strip("\n")
     )
     parts[-1] = export_runner(parts[-1], options.backend)  # --backend aoti: the export path
