@@ -66,3 +66,14 @@ def test_the_shipped_table_loads_and_every_entry_is_well_formed():
         assert e.readable.count("|") >= 2, e
         assert e.issue is None or e.url.endswith(str(e.issue)), e
         assert e.source, e
+
+
+def test_an_aoti_finding_matches_inductors_known_bug_of_the_same_symptom_and_ops():
+    known = "wrong-nan|inductor|std_mean"
+    assert same_cause("wrong-nan|aoti-run|getitem,std_mean", known)
+    assert not same_cause("wrong-nan|export-decomp|std_mean", known)  # not Inductor's code
+    assert not same_cause("wrong-value|aoti-run|std_mean", known)  # another symptom
+    crash = "exception|inductor|InductorError|C++ compile error: x|cpp_builder._run_compile_cmd"
+    aoti = "exception|aoti-compile|InductorError|C++ compile error: y|cpp_builder._run_compile_cmd"
+    assert not same_cause(aoti, crash)  # another message: another bug
+    assert same_cause(aoti.replace(": y", ": x"), crash)
