@@ -73,3 +73,12 @@ def test_a_slot_retires_its_worker_before_emptying_its_cache(tmp_path):
         assert slot.after_program() is False  # under the cap (and not measured again yet)
     finally:
         pool.close()
+
+
+def test_a_slot_whose_worker_is_dead_empties_a_full_cache_without_a_retirement(tmp_path):
+    env = {k: v for k, v in worker_env(1).items() if k != ic.CACHE_VAR}
+    pool = WorkerPool(1, 1024, tmp_path / "workers", env=env, cache_mb=2.0)  # 1 MiB a share
+    slot = pool.slots[0]
+    fill(slot.cache.folder, [2_000_000])
+    assert slot.after_program() is False and not slot.worker.alive
+    assert ic.folder_bytes(slot.cache.folder) == 0 and slot.retirements == 0

@@ -7,7 +7,8 @@ campaign on torch 2.13 grew it by 351 MB an hour, and a test suite sharing the f
 running campaign made 9 programs fail to load kernels another process had just rewritten
 (``notes/campaign.md``).
 
-Rules (:func:`slot_env`, :meth:`BoundedCache.after_program`):
+Rules (:func:`slot_env`, :class:`BoundedCache`, used by ``execute/pool.Slot.after_program`` and
+the campaign's background reducer):
 
 * a user's own ``TORCHINDUCTOR_CACHE_DIR`` wins: that folder is theirs, never measured or pruned;
 * a cap of 0 keeps Inductor's machine-wide folder (the behaviour before this module);

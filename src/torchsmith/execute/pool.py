@@ -119,7 +119,9 @@ class Slot:
             and w.log_path.stat().st_size > LOG_ROTATE_BYTES
         ):
             os.truncate(w.log_path, 0)  # the child appends (O_APPEND): safe while it runs
-        if not w.alive or w.proc is None:
+        if not w.alive or w.proc is None:  # dead already: nothing holds the folder's kernels
+            if self.cache is not None and self.cache.over_cap():
+                self.cache.clear()
             return False
         too_big = rss_mb(w.proc.pid) > self.retire_rss_fraction * w.memory_mb
         cache_full = self.cache is not None and self.cache.over_cap()
