@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -40,6 +41,14 @@ def test_the_slot_gets_its_own_folder_unless_the_user_chose_one_or_the_cap_is_0(
     assert env == {"A": "1", ic.CACHE_VAR: str(folder)}
     mine = {ic.CACHE_VAR: "/data/cache"}
     assert ic.slot_env(mine, tmp_path / "s1", 100) == (mine, None)
+    rel = tmp_path.relative_to(tmp_path.anchor)  # a campaign given a relative --out
+    cwd = os.getcwd()
+    os.chdir(tmp_path.anchor)
+    try:
+        _, folder = ic.slot_env({}, rel / "slot-9", 100)
+    finally:
+        os.chdir(cwd)
+    assert folder.is_absolute() and folder == tmp_path / "slot-9" / ic.FOLDER
     assert ic.slot_env({"A": "1"}, tmp_path / "s2", 0) == ({"A": "1"}, None)
 
 

@@ -61,7 +61,9 @@ def slot_env(
     none, because the user chose a folder or the cap is 0). ``env`` is not changed."""
     if cap_mb <= 0 or env.get(CACHE_VAR):
         return dict(env), None
-    folder = Path(slot_dir) / FOLDER
+    # absolute: torch 2.6's AOTInductor runs g++ from another working directory, and a relative
+    # cache folder (a campaign given --out runs/x) made every package fail to compile
+    folder = Path(slot_dir).resolve() / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     return {**env, CACHE_VAR: str(folder)}, folder
 
