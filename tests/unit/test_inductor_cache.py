@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -50,6 +51,17 @@ def test_the_slot_gets_its_own_folder_unless_the_user_chose_one_or_the_cap_is_0(
         os.chdir(cwd)
     assert folder.is_absolute() and folder == tmp_path / "slot-9" / ic.FOLDER
     assert ic.slot_env({"A": "1"}, tmp_path / "s2", 0) == ({"A": "1"}, None)
+
+
+def test_torchs_own_default_in_the_environment_is_not_a_users_choice(tmp_path):
+    # Inductor writes its default folder into os.environ the first time a process compiles
+    default = ic.default_folder()
+    assert default.startswith(os.path.abspath(tempfile.gettempdir())) and "torchinductor_" in default
+    env, folder = ic.slot_env({ic.CACHE_VAR: default}, tmp_path / "slot-0", 100)
+    assert folder == tmp_path / "slot-0" / ic.FOLDER and env[ic.CACHE_VAR] == str(folder)
+    assert ic.user_folder({ic.CACHE_VAR: default}) is None
+    assert ic.user_folder({ic.CACHE_VAR: "/data/cache"}) == "/data/cache"
+    assert ic.user_folder({}) is None
 
 
 def test_past_the_cap_the_folder_is_emptied_and_measured_only_every_so_often(tmp_path):

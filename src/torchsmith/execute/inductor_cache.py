@@ -10,7 +10,10 @@ running campaign made 9 programs fail to load kernels another process had just r
 Rules (:func:`slot_env`, :class:`BoundedCache`, used by ``execute/pool.Slot.after_program`` and
 the campaign's background reducer):
 
-* a user's own ``TORCHINDUCTOR_CACHE_DIR`` wins: that folder is theirs, never measured or pruned;
+* a user's own ``TORCHINDUCTOR_CACHE_DIR`` wins: that folder is theirs, never measured or pruned.
+  Torch's own default folder in that variable does not count as a choice: Inductor writes it
+  into ``os.environ`` the first time a process compiles (``cache_dir()``), so a parent that
+  compiled in-process (a test, a notebook) would otherwise lose its cap;
 * a cap of 0 keeps Inductor's machine-wide folder (the behaviour before this module);
 * otherwise each slot's worker gets ``<slot folder>/inductor-cache``. Between programs, at most
   every :data:`CHECK_EVERY_S` seconds, the slot measures it; past the slot's share of the cap
@@ -54,12 +57,28 @@ def folder_bytes(folder: Path) -> int:
     return total
 
 
+def default_folder() -> str:
+    """Inductor's machine-wide folder (``/tmp/torchinductor_<user>``), from torch itself."""
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+    return os.path.abspath(default_cache_dir())
+
+
+def user_folder(env: dict[str, str]) -> str | None:
+    """The cache folder the user chose in ``env`` (None: none, or torch's default that
+    Inductor itself wrote into the environment)."""
+    value = env.get(CACHE_VAR)
+    if not value or os.path.abspath(value) == default_folder():
+        return None
+    return value
+
+
 def slot_env(
     env: dict[str, str], slot_dir: Path, cap_mb: float
 ) -> tuple[dict[str, str], Path | None]:
     """The worker environment of a slot and the cache folder the slot owns (None: it owns
     none, because the user chose a folder or the cap is 0). ``env`` is not changed."""
-    if cap_mb <= 0 or env.get(CACHE_VAR):
+    if cap_mb <= 0 or user_folder(env):
         return dict(env), None
     # absolute: torch 2.6's AOTInductor runs g++ from another working directory, and a relative
     # cache folder (a campaign given --out runs/x) made every package fail to compile
