@@ -56,7 +56,9 @@ def test_the_slot_gets_its_own_folder_unless_the_user_chose_one_or_the_cap_is_0(
 def test_torchs_own_default_in_the_environment_is_not_a_users_choice(tmp_path):
     # Inductor writes its default folder into os.environ the first time a process compiles
     default = ic.default_folder()
-    assert default.startswith(os.path.abspath(tempfile.gettempdir())) and "torchinductor_" in default
+    assert (
+        default.startswith(os.path.abspath(tempfile.gettempdir())) and "torchinductor_" in default
+    )
     env, folder = ic.slot_env({ic.CACHE_VAR: default}, tmp_path / "slot-0", 100)
     assert folder == tmp_path / "slot-0" / ic.FOLDER and env[ic.CACHE_VAR] == str(folder)
     assert ic.user_folder({ic.CACHE_VAR: default}) is None

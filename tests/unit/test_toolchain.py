@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from torchsmith.dedup import unwrap_message
 from torchsmith.execute import protocol, toolchain
 
 needs_gcc = pytest.mark.skipif(not shutil.which("g++"), reason="no g++")
@@ -114,3 +115,34 @@ def test_another_gold_never_repoints_the_link_live_workers_use(tmp_path):
     other = toolchain.gold_dir(str(tmp_path / "ld.gold"))
     assert real != other
     assert os.readlink(real / "ld") == "/usr/bin/ld.gold"
+
+
+# -- a C++ compile error without the compiler's output (torch 2.6) ---------------------------
+def _cpp_error(cmd: str, output: str = "None") -> str:
+    return f"C++ compile error\n\nCommand:\n{cmd}\n\nOutput:\n{output}"
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_compile_error_without_output_gets_the_compilers_first_errors(tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text("int f() { int a = None < 0 ? None + 1 : None; return a; }\n")
+    cmd = f"g++ {src} -std=c++17 -c -o {tmp_path / 'k.o'}"
+    filled = toolchain.fill_compile_output(_cpp_error(cmd))
+    assert "'None' was not declared" in filled.replace("\u2018", "'").replace("\u2019", "'")
+    assert filled.startswith(_cpp_error(cmd, "")) and filled.endswith("running the command again)")
+    assert unwrap_message(filled).startswith("C++ compile error: ")
+    assert "None" in unwrap_message(filled)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_message_with_output_or_a_command_that_now_succeeds_is_left_alone(tmp_path):
+    with_output = _cpp_error("g++ /nonexistent.cpp", "/x.cpp:1:1: error: boom")
+    assert toolchain.fill_compile_output(with_output) == with_output
+    src = tmp_path / "ok.cpp"
+    src.write_text("int f() { return 1; }\n")
+    fine = _cpp_error(f"g++ {src} -c -o {tmp_path / 'ok.o'}")
+    assert toolchain.fill_compile_output(fine) == fine
+    missing = _cpp_error("/no/such/compiler x.cpp")
+    assert toolchain.fill_compile_output(missing) == missing
+    other = "RuntimeError: boom\n\nCommand:\ng++ x\n\nOutput:\nNone"
+    assert toolchain.fill_compile_output(other) == other

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -119,3 +121,34 @@ def linker_name(env: dict[str, str]) -> str:
     if ld.is_symlink() and os.path.basename(os.readlink(ld)).endswith("ld.gold"):
         return "gold"
     return f"COMPILER_PATH={path}"
+
+
+# -- a C++ compile error without the compiler's output ------------------------------------------
+#: torch 2.6 raises ``CppCompileError`` with ``Output:\nNone`` for AOTInductor's wrapper (the
+#: compiler's stderr was not captured), so every such failure read alike: one generic key for
+#: different causes. The command is in the message and its files are still there (the worker
+#: that failed is the one asking), so running it again gives the compiler's own words.
+_NO_OUTPUT = re.compile(r"\nCommand:\n(?P<cmd>[^\n]+)\n\nOutput:\n(?:None)?\s*$")
+RERUN_TIMEOUT_S = 180.0
+ERROR_LINES = 6
+
+
+def fill_compile_output(message: str, timeout: float = RERUN_TIMEOUT_S) -> str:
+    """``message`` (a ``CppCompileError``'s) with its missing compiler output filled in: the
+    first :data:`ERROR_LINES` lines of the command's output that say ``error``, got by running
+    the command once more. Unchanged when the message has its output, or names no command,
+    or the command now succeeds (then nothing can be said), or fails to run."""
+    m = _NO_OUTPUT.search(message)
+    if "C++ compile error" not in message[:200] or m is None:
+        return message
+    try:
+        args = shlex.split(m.group("cmd"))
+        done = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return message
+    lines = (done.stderr + done.stdout).splitlines()
+    errors = [line for line in lines if "error" in line][:ERROR_LINES]
+    if done.returncode == 0 or not errors:
+        return message
+    head = message[: m.start()] + f"\nCommand:\n{m.group('cmd')}\n\nOutput:\n"
+    return head + "\n".join(errors) + "\n(output recovered by running the command again)"

@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from torchsmith.execute import toolchain
 from torchsmith.options import CheckOptions
 from torchsmith.oracle import compile_times, export_path, probe, runtime, sensitivity
 from torchsmith.oracle.compare import Judgement, compare
@@ -47,7 +48,7 @@ def exception_evidence(e: BaseException) -> dict[str, Any]:
     while cause.__cause__ is not None and type(cause).__name__ in {"BackendCompilerFailed"}:
         cause = cause.__cause__
     text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-    msg = str(e)
+    msg = toolchain.fill_compile_output(str(e))  # torch 2.6: "Output: None"
     return {
         "exc_type": f"{type(e).__module__}.{type(e).__qualname__}".removeprefix("builtins."),
         "root_type": f"{type(cause).__module__}.{type(cause).__qualname__}".removeprefix(
