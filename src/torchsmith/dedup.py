@@ -23,6 +23,7 @@ import hashlib
 import re
 from pathlib import Path
 
+from torchsmith import ddguard
 from torchsmith.program.format import Program
 from torchsmith.program.ops import output_ops, source_ops
 from torchsmith.verdict import COMPILER_PHASES, CheckResult, Verdict
@@ -88,11 +89,14 @@ _CPP_ERROR = re.compile(r"^[^\n]*?\berror:\s*(.+)$", re.M)
 def unwrap_message(message: str) -> str:
     """The op and the inner error of Dynamo's generic fake-tensor wrapper
     (``fake tensor call to mm: a and b must have ...``), the compiler's first error of a C++
-    compile error (``C++ compile error: no matching function for call to ...``); any other
+    compile error (``C++ compile error: no matching function for call to ...``), the torch site
+    of a data-dependent guard (``data-dependent guard in _refs/__init__.py in logsumexp``); any other
     message unchanged.
 
     Invariant: the result does not depend on the torch release's wrapper wording, so the same
     inner failure keys alike on 2.6 and 2.13, and different inner failures key apart."""
+    if (dde_site := ddguard.site(message)) is not None:
+        return dde_site
     if any("C++ compile error" in line for line in message.split("\n", 3)[:3]):
         first = _CPP_ERROR.search(message.split("C++ compile error", 1)[1])
         return f"C++ compile error: {first.group(1).strip()}" if first else message

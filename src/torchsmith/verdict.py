@@ -169,11 +169,14 @@ class Symptom(str, enum.Enum):
     WRONG_META = "wrong-meta"
     WRONG_STRIDE = "wrong-stride"  # only the output's strides differ (lesser severity)
     PRECISION = "precision"  # a precision loss (lesser severity than a wrong value)
+    #: a data-dependent guard in torch's own code: an op not yet unbacked-friendly (ddguard.py)
+    DATA_DEPENDENT = "data-dependent"
 
     @property
     def is_lesser(self) -> bool:
-        """A lesser bug: a precision loss, or strides that differ where values and shapes agree."""
-        return self in (Symptom.PRECISION, Symptom.WRONG_STRIDE)
+        """A lesser bug: a precision loss, strides that differ where values and shapes agree, or
+        a data-dependent guard in torch's code (an unbacked-support gap)."""
+        return self in (Symptom.PRECISION, Symptom.WRONG_STRIDE, Symptom.DATA_DEPENDENT)
 
 
 _SYMPTOMS = {
@@ -260,7 +263,7 @@ class CheckResult:
             if self.phase in (Phase.PROBE, Phase.BISECT):
                 return Category.NOT_JUDGED
             return Category.PROGRAM_FAULT
-        if cat is Category.BUG and self.symptom is Symptom.WRONG_STRIDE:
+        if cat is Category.BUG and self.symptom is not None and self.symptom.is_lesser:
             return Category.LESSER
         return cat
 
@@ -278,6 +281,8 @@ class CheckResult:
         v = self.verdict
         if v is Verdict.META_MISMATCH and self.evidence.get("kind") == "strides":
             return Symptom.WRONG_STRIDE
+        if v is Verdict.CRASH and self.evidence.get("kind") == "data-dependent":
+            return Symptom.DATA_DEPENDENT
         if v is Verdict.DIED:
             if self.evidence.get("memory_exceeded"):
                 return Symptom.OOM

@@ -25,7 +25,8 @@ between the calls of one such group, or that the program marked dynamic
 
 Program faults, not compiler bugs (:func:`program_fault`): ``torch.export``'s user errors
 (``torch._dynamo.exc.UserError``: constraint violations, unsupported Python), guards on
-data-dependent values, and what this path refuses on purpose (:class:`ExportUnsupported`: a
+data-dependent values in the program's own code (``ddguard.py``; one in torch's code is a lesser
+compiler bug, as under ``torch.compile``), and what this path refuses on purpose (:class:`ExportUnsupported`: a
 ``before_call`` hook, gradients, ``--only``, non-tensor outputs of a package).
 
 Packages are built under ``$TORCHSMITH_WORKDIR/aoti`` (a worker's own folder: in a campaign,
@@ -47,6 +48,7 @@ from typing import Any
 
 import torch
 
+from torchsmith import ddguard
 from torchsmith.options import CheckOptions
 
 #: The export-path backends, in ladder order (each adds one step to the one before).
@@ -56,12 +58,9 @@ BACKENDS = ("export", "export_decomp", "aoti_compile", "aoti")
 USER_ERROR_TYPES = {
     "UserError",  # torch._dynamo.exc.UserError: constraint violations, unsupported Python
     "ConstraintViolationError",
-    "GuardOnDataDependentSymNode",
-    "DataDependentOutputException",  # a Python value from data (torch.equal, .tolist())
 }
 USER_ERROR_TEXT = (
     "Constraints violated",
-    "Could not guard on data-dependent expression",
     # a Dim.DYNAMIC dim that tracing specialized (non-strict export's ValueError)
     "conflicts between user-specified ranges and inferred ranges",
 )
@@ -89,6 +88,11 @@ def program_fault(exc: BaseException) -> str | None:
     compiler's). Conservative in the program's favour: anything ``torch.export`` reports as
     the user's (its ``UserError``, a constraint violation, a guard on a data-dependent value)
     and what this path refuses on purpose."""
+    dde = ddguard.classify(exc)  # a data-dependent guard: the program's only in its own code
+    if dde is not None:
+        where = f": {dde.site}" if dde.site else ""
+        own = f"torch.export rejects this program (a data-dependent guard in its own code{where})"
+        return own if dde.is_users else None
     for e in _chain(exc):
         name = type(e).__name__
         first = (str(e).strip().splitlines() or [""])[0][:300]

@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from torchsmith import ddguard
 from torchsmith.execute import toolchain
 from torchsmith.options import CheckOptions
 from torchsmith.oracle import compile_times, export_path, probe, runtime, sensitivity
@@ -62,6 +63,33 @@ def exception_evidence(e: BaseException) -> dict[str, Any]:
             else None
         ),
     }
+
+
+def compiled_failure(e: BaseException, backend: str | None, ev: dict[str, Any]) -> dict[str, Any]:
+    """The verdict on a compiled run that raised ``e`` (eager did not): a ``crash``, except
+    what is the program's fault: what the export path refuses (``export_path.program_fault``)
+    and a data-dependent guard in the program's own code (``ddguard``). A data-dependent guard
+    in torch's code stays a crash with ``kind="data-dependent"`` (a lesser bug)."""
+    if export_path.is_export_backend(backend):
+        why = export_path.program_fault(e)
+    else:
+        dde = ddguard.classify(e)
+        why = None
+        if dde is not None and dde.is_users:
+            where = f" ({dde.site})" if dde.site else ""
+            why = (
+                f"a data-dependent guard in the program's own code{where}: a torch._check"
+                " is the program's to write"
+            )
+    if why:
+        ev["summary"] = why  # not a compiler bug
+        return _result(Verdict.INVALID, Phase.COMPILED, why, backend=backend, **ev)
+    reason = f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
+    dde = ddguard.classify(e)
+    if dde is not None and not dde.is_users:
+        ev.update(kind="data-dependent", dde_site=dde.site, dde_expression=dde.expression)
+        reason = f"compiled ({backend}) hit a data-dependent guard in {dde.site}: {dde.expression}"
+    return _result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev)
 
 
 def _first_line(msg: str) -> str:
@@ -170,13 +198,8 @@ def run_check(
                 timed(Phase.COMPILED, lambda: run(backend, dtype))
             except Exception as e:
                 ev = exception_evidence(e)
-                if export_path.is_export_backend(backend) and (why := export_path.program_fault(e)):
-                    return finish(_result(Verdict.INVALID, Phase.COMPILED, why, summary=why))
-                reason = (
-                    f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
-                )
                 ev["eager"] = "nondeterministic (values not judged)"
-                return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
+                return finish(compiled_failure(e, backend, ev))
             return finish(nondeterministic)
         fp64_note = None
         try:
@@ -190,12 +213,7 @@ def run_check(
         try:
             res = timed(Phase.COMPILED, lambda: run(backend, dtype))
         except Exception as e:
-            ev = exception_evidence(e)
-            if export_path.is_export_backend(backend) and (why := export_path.program_fault(e)):
-                ev["summary"] = why  # the export path cannot take it: not a compiler bug
-                return finish(_result(Verdict.INVALID, Phase.COMPILED, why, backend=backend, **ev))
-            reason = f"compiled ({backend}) raised {ev['exc_type']}: {_first_line(ev['message'])}"
-            return finish(_result(Verdict.CRASH, Phase.COMPILED, reason, backend=backend, **ev))
+            return finish(compiled_failure(e, backend, exception_evidence(e)))
         timings.update({f"compile {k}": v for k, v in compile_times.stages().items()})
         emit(Phase.COMPARE)
         late = getattr(res, "late", None)  # a script's backward compiled after its calls
