@@ -48,6 +48,7 @@ class Generator(Protocol):
 REGISTRY: dict[str, str] = {
     "export": "torchsmith.generate.export.generator:ExportGenerator",
     "graph": "torchsmith.generate.graph.generator:GraphGenerator",
+    "hop": "torchsmith.generate.hop.generator:HopGenerator",
     "llm": "torchsmith.generate.llm.generator:LLMGenerator",
     "mutate": "torchsmith.generate.mutate.generator:MutationGenerator",
     "opinfo": "torchsmith.generate.opinfo.generator:OpInfoGenerator",
