@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import traceback
 
 #: Exception type names of a data-dependent guard (anywhere in the chain).
 TYPES = {"GuardOnDataDependentSymNode", "DataDependentOutputException"}
@@ -110,20 +111,67 @@ def parse(message: str) -> DDE | None:
     return DDE("framework", f"{frame.group('file')} in {frame.group('fn')}", expr)
 
 
+#: Exception types that say the backend was compiling (Inductor's lowering and passes), not
+#: tracing the program's own code.
+BACKEND_TYPES = {"InductorError", "LoweringException", "BackendCompilerFailed"}
+#: Torch's generic dispatch machinery: never the site of a guard, only on the way to it.
+MACHINERY = (
+    "_subclasses/",
+    "fx/experimental/proxy_tensor.py",
+    "_ops.py",
+    "utils/_stats.py",
+    "_compile.py",
+    "_dynamo/eval_frame.py",
+    "fx/experimental/symbolic_shapes.py",
+    "fx/experimental/sym_node.py",
+    "__init__.py",
+)
+
+
+def torch_site(exc: BaseException) -> str:
+    """The innermost frame of torch's own code in ``exc``'s traceback, past the dispatch
+    machinery (``_inductor/fx_passes/post_grad.py in body_fn``); "" when there is none."""
+    site = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = frame.filename.replace("\\", "/")
+        if "/torch/" not in path:
+            continue
+        rel = path.rsplit("/torch/", 1)[1]
+        if not rel.startswith(MACHINERY):
+            site = f"{rel} in {frame.name}"
+    return site
+
+
 def classify(exc: BaseException) -> DDE | None:
-    """The DDE in ``exc``'s chain (its causes and contexts), or None."""
+    """The DDE in ``exc``'s chain (its causes and contexts), or None. A guard that names no
+    site is the user's, unless the backend was compiling when it was raised (Inductor's
+    lowering or passes run no user code): then it is torch's, at its innermost torch frame.
+    A value read from data (``DataDependentOutputException``: ``.item()``, ``.tolist()``) with
+    no guard text is the user's while tracing, and a plain crash (None) inside the backend."""
     seen: list[BaseException] = []
     cur: BaseException | None = exc
     while cur is not None and cur not in seen and len(seen) < 16:
         seen.append(cur)
-        text = str(cur)
-        if type(cur).__name__ in TYPES or any(t in text for t in TEXT):
-            found = parse(text)
-            if found is not None:
-                return found
-            if type(cur).__name__ in TYPES:
-                return DDE("user", "", "")
         cur = cur.__cause__ or cur.__context__
+    in_backend = any(
+        type(e).__name__ in BACKEND_TYPES or str(e).startswith("LoweringException") for e in seen
+    )
+    for e in seen:
+        text = str(e)
+        guard = any(t in text for t in TEXT)
+        if not guard and type(e).__name__ not in TYPES:
+            continue
+        found = parse(text) if guard else None
+        if found is not None and (found.site or not in_backend):
+            return found
+        if not in_backend:
+            return DDE("user", "", "")
+        if not guard:
+            return None  # torch's own code read a value from data: a crash like any other
+        inner = seen[-1]
+        return DDE(
+            "framework", torch_site(inner) or "the backend", found.expression if found else ""
+        )
     return None
 
 

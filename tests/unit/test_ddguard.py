@@ -92,3 +92,35 @@ def test_a_framework_guard_is_a_lesser_crash():
     assert r.symptom is Symptom.DATA_DEPENDENT and r.category is Category.LESSER and r.is_bug
     plain = CheckResult(Verdict.CRASH, Phase.COMPILED, "x", {})
     assert plain.symptom is Symptom.EXCEPTION and plain.category is Category.BUG
+
+
+def _raised_in_backend(inner: BaseException) -> BaseException:
+    class InductorError(RuntimeError):
+        pass
+
+    try:
+        try:
+            raise inner
+        except type(inner) as e:
+            raise InductorError(str(e)) from e
+    except InductorError as outer:
+        return outer
+
+
+def test_inside_the_backend_a_value_read_is_a_crash_and_a_bare_guard_is_torchs():
+    class DataDependentOutputException(RuntimeError):
+        pass
+
+    class GuardOnDataDependentSymNode(RuntimeError):
+        pass
+
+    # Inductor's own pass called .item() (scan's while_loop, pytorch#153437): not the user's
+    read = _raised_in_backend(DataDependentOutputException("aten._local_scalar_dense.default"))
+    assert ddguard.classify(read) is None
+    # while tracing the program (no backend in the chain) the same read is the user's
+    assert ddguard.classify(DataDependentOutputException("aten.item")).is_users
+    bare = _raised_in_backend(
+        GuardOnDataDependentSymNode("Could not guard on data-dependent expression Eq(u0, 1)")
+    )
+    found = ddguard.classify(bare)
+    assert found.owner == "framework" and found.expression == "Eq(u0, 1)"

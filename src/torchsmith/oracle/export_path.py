@@ -22,6 +22,10 @@ parts, tensor ranks or dtypes differ from an earlier call's gets its own export.
 between the calls of one such group, or that the program marked dynamic
 (``torch._dynamo.mark_dynamic``), is exported as ``torch.export.Dim.DYNAMIC``: export refuses
 (``Constraints violated``) a program that would specialize it, which is the program's fault.
+The largest call of a group is the example export traces; a later call that fails a guard
+export kept (a derived size of 1 in the example adds ``... < 2``) is outside the exported
+program, the program's fault too: every rung checks the exported module's guards first, since a
+package does not (:func:`_guarded`).
 
 Program faults, not compiler bugs (:func:`program_fault`): ``torch.export``'s user errors
 (``torch._dynamo.exc.UserError``: constraint violations, unsupported Python), guards on
@@ -61,6 +65,7 @@ USER_ERROR_TYPES = {
 }
 USER_ERROR_TEXT = (
     "Constraints violated",
+    "Guard failed: ",  # the exported module's input guard: export narrowed a dynamic dim
     # a Dim.DYNAMIC dim that tracing specialized (non-strict export's ValueError)
     "conflicts between user-specified ranges and inferred ranges",
 )
@@ -276,20 +281,49 @@ class ExportedCall:
         # ``forward(*tensors)``: one parameter, so its dims are one entry of ``dynamic_shapes``
         shapes = (dynamic,) if any(d is not None for d in dynamic) else None
         # non-strict on every release (2.13's default; 2.6 defaulted to strict, Dynamo tracing)
-        ep = torch.export.export(module, tuple(tensors), dynamic_shapes=shapes, strict=False)
+        # the largest call is the example: fewer sizes of 0 or 1 for export to specialize on
+        example = max(group, key=lambda ts: sum(t.numel() for t in ts)) if group else tensors
+        ep = torch.export.export(module, tuple(example), dynamic_shapes=shapes, strict=False)
         _check_exported(ep, self.backend)
         if self.backend == "export":
             return ep.module()
+        guards = ep.module()
         ep = ep.run_decompositions()
         if self.backend == "export_decomp":
-            return ep.module()
+            return _guarded(guards, ep.module())
         path, folder = build_package(ep, self.options.inductor_options)
         try:
             if self.backend == "aoti_compile":
-                return ep.module()
-            return torch._inductor.aoti_load_package(path)
+                return _guarded(guards, ep.module())
+            return _guarded(guards, torch._inductor.aoti_load_package(path))
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+#: How an exported module's input guard fails (``torch._assert`` in its guard function).
+GUARD_FAILED = "Guard failed: "
+
+
+def _guarded(guards: Callable[..., Any], run: Callable[..., Any]) -> Callable[..., Any]:
+    """``run``, called only on calls inside the exported program's domain: export may narrow a
+    dynamic dim from its example input (a derived size of 1 adds ``... < 2``), and a package
+    does not check those guards, so a call outside them would be judged on garbage. ``guards``
+    is the exported module (it checks them first, then runs eagerly: the price of one eager run
+    of the graph per call). A failed guard is the program's fault: :class:`ExportUnsupported`."""
+
+    def call(*tensors: torch.Tensor) -> Any:
+        try:
+            guards(*tensors)
+        except AssertionError as e:
+            if GUARD_FAILED not in str(e):
+                raise
+            first = str(e).strip().splitlines()[0][:300]
+            raise ExportUnsupported(
+                f"this call is outside what torch.export kept of the program ({first})"
+            ) from e
+        return run(*tensors)
+
+    return call
 
 
 def compiled(

@@ -54,8 +54,9 @@ def _exported(target, calls, kwargs, backend):
             d = {j for other in group for j in range(t.dim()) if other[i].shape[j] != t.shape[j]}
             dims.append({j: torch.export.Dim.DYNAMIC for j in sorted(d)} or None)
         shapes = (tuple(dims),) if any(dims) else None
+        example = max(group, key=lambda ts: sum(t.numel() for t in ts))  # the largest call
         ep = torch.export.export(
-            Target().eval(), tuple(tensors_of(args)), dynamic_shapes=shapes, strict=False
+            Target().eval(), tuple(example), dynamic_shapes=shapes, strict=False
         )
         if backend == "export":
             return ep.module()

@@ -22,7 +22,8 @@ Kinds (the note ``hop=``), each with random bodies from ``bodies.py``:
 ``checkpoint``    ``torch.utils.checkpoint`` (non-reentrant) of a chain, gradients judged
                   (``check_options = {"grad": True}``).
 
-A program is a function ``fn`` of float tensors drawn from a seeded ``torch.Generator``; half the
+Most ``scan`` and ``map`` programs declare ``dynamo.capture_scalar_outputs`` (see
+:data:`SCALAR_READERS`). A program is a function ``fn`` of float tensors drawn from a seeded ``torch.Generator``; half the
 non-flex programs have a second call with another leading size (``get_calls``: the compiled
 function is reused or recompiled with dynamic shapes). Every choice comes from
 ``random.Random("torchsmith-hop:s:attempt")``: same seed, same bytes; candidates are
@@ -240,6 +241,13 @@ KINDS: dict[str, Callable[[random.Random, HopOptions], Draft]] = {
     "checkpoint": _checkpoint,
 }
 
+#: Kinds Inductor lowers to a ``while_loop`` reading its index with ``.item()`` (scan, map):
+#: without ``capture_scalar_outputs`` every one fails alike (known, pytorch#153437), so most
+#: declare it, as a user working around it would, and the rest keep finding that bug.
+SCALAR_READERS = ("scan", "map")
+CAPTURE = "dynamo.capture_scalar_outputs"
+CAPTURE_SHARE = 0.75
+
 RAND = (
     "def _rand(shape, seed):\n"
     "    g = torch.Generator().manual_seed(seed)\n"
@@ -270,6 +278,8 @@ def render_program(seed: int, attempt: int, opts: HopOptions, kinds: list[str]) 
         lines += [f"    return [{inputs(rows, in_seed)}, {inputs(other, in_seed + 7)}]", ""]
     if dynamic:
         lines += ["", 'compile_kwargs = {"dynamic": True}', ""]
+    if kind in SCALAR_READERS and rng.random() < CAPTURE_SHARE:
+        lines += ["", f"compile_config = {{{CAPTURE!r}: True}}", ""]
     if draft.check:
         lines += ["", f"check_options = {draft.check!r}", ""]
     notes = ("family=hop", f"hop={kind}", f"calls={calls}", f"dynamic={dynamic}")
