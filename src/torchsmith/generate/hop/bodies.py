@@ -40,6 +40,14 @@ UNARY = (
     "{a}.roll(1, -1)",
     "{a} * {a}.sum(-1, keepdim=True).tanh()",
     "torch.nn.functional.normalize({a}, dim=-1)",
+    "{a}.flatten().view_as({a}) * 0.5",
+    "{a}.clone().mul_(0.5).add_(1.0)",
+    "{a}.sum(-1, keepdim=True).expand_as({a}) * 0.25",
+    "{a}.amax(-1, keepdim=True) - {a}",
+    "torch.nn.functional.log_softmax({a}, -1)",
+    "{a}.sort(-1).values",
+    "{a}.cummax(-1).values",
+    "{a}.unsqueeze(0).squeeze(0).neg()",
 )
 #: Binary ops on ``{a}`` and ``{b}`` (same shape).
 BINARY = (

@@ -22,7 +22,8 @@ Kinds (the note ``hop=``), each with random bodies from ``bodies.py``:
 ``checkpoint``    ``torch.utils.checkpoint`` (non-reentrant) of a chain, gradients judged
                   (``check_options = {"grad": True}``).
 
-Most ``scan`` and ``map`` programs declare ``dynamo.capture_scalar_outputs`` (see
+A share of the programs of :data:`GRAD_KINDS` have their gradients judged too
+(``check_options = {"grad": True}``). Most ``scan`` and ``map`` programs declare ``dynamo.capture_scalar_outputs`` (see
 :data:`SCALAR_READERS`). A program is a function ``fn`` of float tensors drawn from a seeded ``torch.Generator``; half the
 non-flex programs have a second call with another leading size (``get_calls``: the compiled
 function is reused or recompiled with dynamic shapes). Every choice comes from
@@ -245,6 +246,9 @@ KINDS: dict[str, Callable[[random.Random, HopOptions], Draft]] = {
 #: without ``capture_scalar_outputs`` every one fails alike (known, pytorch#153437), so most
 #: declare it, as a user working around it would, and the rest keep finding that bug.
 SCALAR_READERS = ("scan", "map")
+#: Kinds whose backward is drawn too (``check_options = {"grad": True}``) in a share of programs.
+GRAD_KINDS = ("cond", "scan", "map", "region", "while_loop")  # flex: no CPU backward
+GRAD_SHARE = 0.35
 CAPTURE = "dynamo.capture_scalar_outputs"
 CAPTURE_SHARE = 0.75
 
@@ -280,9 +284,18 @@ def render_program(seed: int, attempt: int, opts: HopOptions, kinds: list[str]) 
         lines += ["", 'compile_kwargs = {"dynamic": True}', ""]
     if kind in SCALAR_READERS and rng.random() < CAPTURE_SHARE:
         lines += ["", f"compile_config = {{{CAPTURE!r}: True}}", ""]
-    if draft.check:
-        lines += ["", f"check_options = {draft.check!r}", ""]
-    notes = ("family=hop", f"hop={kind}", f"calls={calls}", f"dynamic={dynamic}")
+    check = dict(draft.check)
+    if kind in GRAD_KINDS and rng.random() < GRAD_SHARE:
+        check["grad"] = True  # the op's backward too: gradients judged against fp64
+    if check:
+        lines += ["", f"check_options = {check!r}", ""]
+    notes = (
+        "family=hop",
+        f"hop={kind}",
+        f"calls={calls}",
+        f"dynamic={dynamic}",
+        f"grad={bool(check.get('grad'))}",
+    )
     return Program("\n".join(lines), "fn", f"hop_{seed}", "generated", notes=notes)
 
 
