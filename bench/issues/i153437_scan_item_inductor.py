@@ -19,4 +19,3 @@ def fn(init, xs):
 def get_inputs():
     g = torch.Generator().manual_seed(0)
     return [torch.randn(3, generator=g), torch.randn(5, 3, generator=g)]
-

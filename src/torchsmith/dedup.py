@@ -106,6 +106,9 @@ def unwrap_message(message: str) -> str:
     callee = _CALLEE.search(m.group(1).strip("<>"))
     name = next((g for g in callee.groups() if g), "") if callee else ""
     inner = (m.group("got") or m.group("next") or "").strip()
+    # a C++ error's message goes on with its stack ("\nException raised from ...", escaped
+    # inside the repr Dynamo writes): the message is what comes before
+    inner = re.split(r"(?:\\n|\n)Exception raised from ", inner, maxsplit=1)[0].strip()
     return f"fake tensor call to {name.rsplit('.', 1)[-1]}: {inner}"
 
 

@@ -9,6 +9,7 @@ from torchsmith.dedup import (
     normalize_message,
     readable_signature,
     signature,
+    unwrap_message,
 )
 from torchsmith.program.load import program_from_source
 from torchsmith.program.ops import program_size, source_ops
@@ -256,4 +257,17 @@ def test_a_cpp_compile_error_keys_by_the_compiler_s_first_error_not_its_generic_
     assert normalize_message(wrapped) == a
     assert normalize_message("CppCompileError: C++ compile error") == (
         "CppCompileError: C++ compile error"
+    )
+
+
+def test_a_cpp_errors_stack_is_cut_from_dynamos_fake_tensor_message():
+    message = (
+        "Dynamo failed to run FX node with fake tensors: call_function <built-in method cov of"
+        " type object at 0x7f>(*(FakeTensor(..., size=(2, 3)),), **{'aweights': FakeTensor(...,"
+        " size=(3,))}): got RuntimeError('Cannot call numel() on tensor with symbolic"
+        " sizes/strides\\nException raised from throw_cannot_call_with_symbolic at /x.cpp:340"
+        " (most recent call first):\\nframe #0: c10::Error::Error')"
+    )
+    assert unwrap_message(message) == (
+        "fake tensor call to cov: Cannot call numel() on tensor with symbolic sizes/strides"
     )
