@@ -8,7 +8,9 @@ labelled causes), run for ``--minutes`` on the same seed, then analyzed like
 * ``config``: the default mix under sampled non-default settings (``--config-space default``);
 * ``export``: the ``export`` family (torch.export, decompositions, AOTInductor);
 * ``train``: the ``train`` family (compiled training steps, compiled autograd on and off);
-* ``shapes``: the graph and opinfo families with ``shapes=boundary`` only.
+* ``shapes``: the graph and opinfo families with ``shapes=boundary`` only;
+* ``hop``: the ``hop`` family (higher-order ops and function transforms: cond, while_loop, scan,
+  associative_scan, map, nested compile regions, flex attention, vmap, grad, checkpoint).
 
 Per surface: programs, validity, findings, signatures, causes, the labels (``new``, ``known``,
 ``lesser``) and new causes per CPU-hour (one job: wall time is CPU time). Tameness and false
@@ -20,7 +22,7 @@ public-issue search) before it is called a bug.
     python bench/surfaces.py --minutes 60 --python /work/venv26/bin/python --out runs/surfaces-26
     python bench/surfaces.py --analyze runs/surfaces-213       # the figures again
 
-Not a test: five hour-long campaigns.
+Not a test: six hour-long campaigns.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ SURFACES: dict[str, list[str]] = {
         "--gen-option",
         'opinfo={"shapes": "boundary"}',
     ],
+    "hop": ["--generator", "hop"],
 }
 
 
