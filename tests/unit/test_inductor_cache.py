@@ -39,7 +39,9 @@ def test_a_missing_folder_weighs_nothing(tmp_path):
 def test_the_slot_gets_its_own_folder_unless_the_user_chose_one_or_the_cap_is_0(tmp_path):
     env, folder = ic.slot_env({"A": "1"}, tmp_path / "slot-0", 100)
     assert folder == tmp_path / "slot-0" / ic.FOLDER and folder.is_dir()
-    assert env == {"A": "1", ic.CACHE_VAR: str(folder)}
+    assert env == {"A": "1", ic.CACHE_VAR: str(folder), ic.TRITON_VAR: str(folder / "triton")}
+    own_triton = ic.slot_env({ic.TRITON_VAR: "/t"}, tmp_path / "slot-1", 100)[0]
+    assert own_triton[ic.TRITON_VAR] == "/t"  # the user's Triton folder is theirs
     mine = {ic.CACHE_VAR: "/data/cache"}
     assert ic.slot_env(mine, tmp_path / "s1", 100) == (mine, None)
     rel = tmp_path.relative_to(tmp_path.anchor)  # a campaign given a relative --out

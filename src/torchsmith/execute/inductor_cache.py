@@ -15,7 +15,8 @@ the campaign's background reducer):
   into ``os.environ`` the first time a process compiles (``cache_dir()``), so a parent that
   compiled in-process (a test, a notebook) would otherwise lose its cap;
 * a cap of 0 keeps Inductor's machine-wide folder (the behaviour before this module);
-* otherwise each slot's worker gets ``<slot folder>/inductor-cache``. Between programs, at most
+* otherwise each slot's worker gets ``<slot folder>/inductor-cache`` (and Triton's own kernel
+  cache, ``TRITON_CACHE_DIR``, under it, unless the user set that). Between programs, at most
   every :data:`CHECK_EVERY_S` seconds, the slot measures it; past the slot's share of the cap
   it retires its worker (so no live process holds a kernel of the folder) and empties it.
 
@@ -32,6 +33,9 @@ import time
 from pathlib import Path
 
 CACHE_VAR = "TORCHINDUCTOR_CACHE_DIR"
+#: Triton keeps its compiled GPU kernels in its own folder (``~/.triton/cache`` by default);
+#: a slot puts it inside its capped folder too, unless the user chose one.
+TRITON_VAR = "TRITON_CACHE_DIR"
 FOLDER = "inductor-cache"
 #: How often (seconds) a slot measures its folder: a walk of a few thousand files, ~10 ms.
 CHECK_EVERY_S = 30.0
@@ -84,7 +88,10 @@ def slot_env(
     # cache folder (a campaign given --out runs/x) made every package fail to compile
     folder = Path(slot_dir).resolve() / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    return {**env, CACHE_VAR: str(folder)}, folder
+    out = {**env, CACHE_VAR: str(folder)}
+    if not env.get(TRITON_VAR):
+        out[TRITON_VAR] = str(folder / "triton")
+    return out, folder
 
 
 class BoundedCache:
