@@ -20,7 +20,10 @@ Kinds (the note ``hop=``), each with random bodies from ``bodies.py``:
 ``flex``          ``flex_attention`` with a random ``score_mod`` (captured ``bias``/``rel``
                   tensors, index arithmetic) and a block mask (causal, window, prefix, document);
 ``checkpoint``    ``torch.utils.checkpoint`` (non-reentrant) of a chain, gradients judged
-                  (``check_options = {"grad": True}``).
+                  (``check_options = {"grad": True}``);
+``nest``          one op inside another: ``cond`` in a ``scan`` body, a ``while_loop`` in a
+                  ``cond`` branch, ``vmap`` of a ``cond`` (per-row predicates), a nested compile
+                  region as a ``cond`` branch.
 
 A share of the programs of :data:`GRAD_KINDS` have their gradients judged too
 (``check_options = {"grad": True}``). Most ``scan`` and ``map`` programs declare ``dynamo.capture_scalar_outputs`` (see
@@ -229,6 +232,56 @@ def _checkpoint(rng: random.Random, opts: HopOptions) -> Draft:
     return Draft(lines, top=top, check={"grad": True})
 
 
+def _branches(rng: random.Random, opts: HopOptions, args: str, indent: str) -> list[str]:
+    """Two branch functions ``br_t``/``br_f`` of ``args`` with different chains."""
+    names = [a.strip() for a in args.split(",")]
+    out: list[str] = []
+    for name in ("br_t", "br_f"):
+        out += _def(name, args, [*_body(rng, names, opts), "return h"], indent)
+    return out
+
+
+def _nest(rng: random.Random, opts: HopOptions) -> Draft:
+    """One higher-order op inside another (compositions are where lowerings meet)."""
+    # (grad through a cond fails in eager on 2.13: "Expected FakeTensor", so it is not drawn)
+    form = rng.choice(("scan_cond", "cond_while", "vmap_cond", "region_cond"))
+    lines = _branches(rng, opts, "a, b", "    ")
+    top: list[str] = []
+    check: dict[str, object] = {}
+    if form == "scan_cond":
+        top = ["from torch._higher_order_ops import scan"]
+        lines += _def(
+            "comb",
+            "carry, xs",
+            [
+                "h = torch.cond((xs > 0).sum() > 1, br_t, br_f, (carry, xs))",
+                "h = torch.tanh(h)",
+                "return h, h * 2",
+            ],
+        )
+        lines += ["    last, ys = scan(comb, x[0], y)", "    return last, ys"]
+    elif form == "cond_while":
+        lines += _def("cond_fn", "i, a", ["return i < 3"])
+        lines += _def("body_fn", "i, a", ["return i + 1, torch.tanh(br_t(a, a))"])
+        lines += _def(
+            "looped",
+            "a, b",
+            ["return torch.while_loop(cond_fn, body_fn, (torch.tensor(0), a))[1] + b"],
+        )
+        lines += ["    return torch.cond((x > 0).sum() > 4, looped, br_f, (x, y))"]
+    elif form == "vmap_cond":
+        lines += _def(
+            "per_row", "r, s", ["return torch.cond((r > 0).sum() > 1, br_t, br_f, (r, s))"]
+        )
+        lines += ["    return torch.func.vmap(per_row)(x, y)"]
+    else:  # region_cond
+        top = ["", "", "@torch.compiler.nested_compile_region", "def block(a, b):"]
+        top += [f"    {line}" for line in _body(rng, ["a", "b"], opts)] + ["    return h"]
+        lines += ["    u = torch.cond((x > 0).sum() > 4, br_t, block, (x, y))"]
+        lines += ["    return block(u, y) + u"]
+    return Draft(lines, top=top, check=check)
+
+
 KINDS: dict[str, Callable[[random.Random, HopOptions], Draft]] = {
     "cond": _cond,
     "while_loop": _while,
@@ -240,6 +293,7 @@ KINDS: dict[str, Callable[[random.Random, HopOptions], Draft]] = {
     "grad": _grad,
     "flex": _flex,
     "checkpoint": _checkpoint,
+    "nest": _nest,
 }
 
 #: Kinds Inductor lowers to a ``while_loop`` reading its index with ``.item()`` (scan, map):
@@ -247,7 +301,7 @@ KINDS: dict[str, Callable[[random.Random, HopOptions], Draft]] = {
 #: declare it, as a user working around it would, and the rest keep finding that bug.
 SCALAR_READERS = ("scan", "map")
 #: Kinds whose backward is drawn too (``check_options = {"grad": True}``) in a share of programs.
-GRAD_KINDS = ("cond", "scan", "map", "region", "while_loop")  # flex: no CPU backward
+GRAD_KINDS = ("cond", "scan", "map", "region", "while_loop", "nest")  # flex: no CPU backward
 GRAD_SHARE = 0.35
 CAPTURE = "dynamo.capture_scalar_outputs"
 CAPTURE_SHARE = 0.75
