@@ -118,7 +118,12 @@ def _scan(rng: random.Random, opts: HopOptions) -> Draft:
     rev = rng.random() < 0.3
     init = "x[0]" if dim == 0 else "x[:, 0].contiguous()"  # init and carry: same strides
     body = _body(rng, ["carry", "xs"], opts)
-    lines = _def("comb", "carry, xs", [*body, "h = torch.tanh(h)", "return h, h * 2 + xs"])
+    # the carry's squash: tanh and sigmoid save their output for backward, which under
+    # gradients meets a known refusal (#195977); the other two keep the rest reachable
+    squash = rng.choice(
+        ("torch.tanh(h)", "torch.sigmoid(h)", "h.clamp(-2, 2)", "h / (1 + h.abs())")
+    )
+    lines = _def("comb", "carry, xs", [*body, f"h = {squash}", "return h, h * 2 + xs"])
     lines += [
         f"    last, ys = scan(comb, {init}, y, dim={dim}, reverse={rev})",
         "    return last, ys",
