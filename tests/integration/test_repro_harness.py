@@ -120,3 +120,34 @@ def test_a_finding_of_the_ulp_rule_reproduces_alone(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "same(eager, compiled, fp64_ref): True" in proc.stdout
     assert "ulps from fp64" in proc.stdout and "VERDICT: mismatch (in ulps" in proc.stdout
+
+
+#: Forward values equal everywhere; the gradient is 2 under compile, 1 in eager (the program
+#: reads torch.compiler.is_compiling(), a stand-in for a compiler that gets only the backward
+#: wrong: the project's own program, not a mock of torch).
+GRAD_ONLY = """
+import torch
+
+
+def fn(x, w):
+    k = 2.0 if torch.compiler.is_compiling() else 1.0
+    return x * k - (x * (k - 1.0)).detach() + w * 0.5
+
+
+def get_inputs():
+    g = torch.Generator().manual_seed(0)
+    return [torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g)]
+"""
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_gradient_only_failure_reproduces_alone_when_gradients_are_judged(tmp_path, declared):
+    source = GRAD_ONLY + ('\ncheck_options = {"grad": True}\n' if declared else "")
+    script = tmp_path / "repro.py"
+    opts = CheckOptions(backend="eager")
+    script.write_text(render_script(Program(source, "fn", "grad_only", "generated"), opts))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    if declared:  # the harness judges [outputs, gradients]: the gradients differ
+        assert run.returncode == 1 and "VERDICT: mismatch" in run.stdout, run.stdout[-2000:]
+    else:  # outputs alone agree
+        assert run.returncode == 0 and "VERDICT: pass" in run.stdout, run.stdout[-2000:]

@@ -29,6 +29,7 @@ SEED = {seed}
 DEVICE = {device!r}
 DTYPE = {dtype}
 COMPILE_KWARGS = {compile_kwargs!r}
+GRAD = {grad}  # gradients judged too: of the inputs and parameters, by a seeded random weighting
 TARGET = {model}
 _GLOBALS = dict(globals())  # every run starts from the globals the program defined
 
@@ -37,6 +38,8 @@ def _cast(x, dtype, bases):
     # a fresh copy; tensors sharing storage (views, one tensor passed twice) still share it
     if isinstance(x, torch.Tensor):
         want = dtype if dtype is not None and x.is_floating_point() else x.dtype
+        if GRAD and x.is_floating_point():  # its own leaf, to require grad (as torchsmith does)
+            return x.detach().clone().to(device=DEVICE, dtype=want).requires_grad_(True)
         try:
             st = x.untyped_storage()
             key = (st.data_ptr(), st.nbytes(), want)
@@ -80,13 +83,37 @@ def run_test(backend, dtype=DTYPE):
         fn = torch.compile(target, **COMPILE_KWARGS)
     torch.manual_seed(SEED)
     outs = []
-    with torch.no_grad():
+    with torch.set_grad_enabled(GRAD):
         for i, args in enumerate(calls):
             if "before_call" in globals():
                 before_call(i, target)
             outs.append(fn(*args, **kwargs))
-    run_test.inputs = (pre, [t for t in _leaves(calls) if isinstance(t, torch.Tensor)])
-    return outs if len(calls) > 1 else outs[0]
+    run_test.inputs = (pre, [t.detach() for t in _leaves(calls) if isinstance(t, torch.Tensor)])
+    out = outs if len(calls) > 1 else outs[0]
+    if not GRAD:
+        return out
+    # d(sum of outputs * seeded float64 weights): the gradients torchsmith's oracle judges
+    g = torch.Generator().manual_seed(SEED + 1)
+    floats = [t for t in _leaves(out) if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    total = sum(
+        (t * torch.randn(t.shape, generator=g, dtype=torch.float64).to(t)).sum()
+        for t in floats
+        if t.requires_grad
+    )
+    if isinstance(total, torch.Tensor):
+        total.backward()
+    grads = [t.grad for t in _leaves(calls) if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    if isinstance(target, torch.nn.Module):
+        grads += [p.grad for _, p in target.named_parameters()]
+    return [_detached(out), grads]
+
+
+def _detached(x):
+    if isinstance(x, torch.Tensor):
+        return x.detach()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_detached(v) for v in x) if not hasattr(x, "_fields") else x
+    return {{k: _detached(v) for k, v in x.items()}} if isinstance(x, dict) else x
 
 
 def _same_bits(a, b):
@@ -316,6 +343,7 @@ def render_script(program: Program, options: CheckOptions | None = None, header:
             device=options.device,
             dtype=f"torch.{options.dtype}" if options.dtype else "None",
             compile_kwargs=kwargs,
+            grad=bool(options.grad),
             model=program.model,
             ratio=IMPRECISE_RATIO,
             min_numel=IMPRECISE_MIN_NUMEL,
