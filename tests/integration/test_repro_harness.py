@@ -12,7 +12,8 @@ import pytest
 import torch
 
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import Program
+from torchsmith.program.format import Program, declared_settings
+from torchsmith.program.plain import plain_script
 from torchsmith.program.render import render_script
 
 pytestmark = pytest.mark.slow
@@ -151,3 +152,10 @@ def test_a_gradient_only_failure_reproduces_alone_when_gradients_are_judged(tmp_
         assert run.returncode == 1 and "VERDICT: mismatch" in run.stdout, run.stdout[-2000:]
     else:  # outputs alone agree
         assert run.returncode == 0 and "VERDICT: pass" in run.stdout, run.stdout[-2000:]
+    # the report's plain repro judges the same parts
+    program = Program(source, "fn", "grad_only", "generated")
+    plain = tmp_path / "plain.py"
+    plain.write_text(plain_script(program, opts.with_declared(*declared_settings(source))))
+    run = subprocess.run([sys.executable, str(plain)], capture_output=True, text=True, timeout=600)
+    want = "same(eager, compiled, fp64_ref): " + ("False" if declared else "True")
+    assert want in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]

@@ -103,7 +103,39 @@ def _runner(program: Program, options: CheckOptions, judge_inputs: bool = False)
         f"        torch.manual_seed({options.seed})",
         "        args = args if isinstance(args, (list, tuple)) else [args]",
     ]
-    if judge_inputs:
+    if options.grad and not judge_inputs:  # gradients judged too, as torchsmith judges them
+        lines += [
+            "        args = _cast(args, dtype)",
+            "        args = [_needs_grad(a) for a in args]",
+            "        outs.append(call(*args, **_cast(kwargs, dtype)))",
+            "        leaves.extend(args)",
+            f"    g = torch.Generator().manual_seed({options.seed + 1})",
+            "    floats = [t for t in _flat(outs) if isinstance(t, torch.Tensor) and t.requires_grad]",
+            "    sum((t * torch.randn(t.shape, generator=g, dtype=torch.float64).to(t)).sum()"
+            " for t in floats).backward()",
+            "    grads = [t.grad for t in _flat(leaves) if isinstance(t, torch.Tensor)"
+            " and t.is_floating_point()]",
+            "    if isinstance(target, torch.nn.Module):",
+            "        grads += [p.grad for p in target.parameters()]",
+            '    return {"outputs": [_cast(o, None) for o in outs], "gradients": grads}',
+        ]
+        lines.insert(lines.index("    outs = []") + 1, "    leaves = []")
+        helpers = [
+            "def _needs_grad(x):",
+            "    ok = isinstance(x, torch.Tensor) and x.is_floating_point()",
+            "    return x.requires_grad_(True) if ok else x",
+            "",
+            "",
+            "def _flat(x):",
+            "    if isinstance(x, (list, tuple)):",
+            "        return [leaf for v in x for leaf in _flat(v)]",
+            "    return [leaf for v in x.values() for leaf in _flat(v)] if isinstance(x, dict) else [x]",
+            "",
+            "",
+        ]
+        at = lines.index("def run(compile_=False, dtype=None):")
+        lines[at:at] = helpers
+    elif judge_inputs:
         lines += [
             "        args = _cast(args, dtype)",
             "        outs.append(call(*args, **_cast(kwargs, dtype)))",
