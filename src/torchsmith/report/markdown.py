@@ -168,11 +168,13 @@ def title(finding: Finding) -> str:
         what = msg if msg.split(":", 1)[0].isidentifier() and ":" in msg else f"{exc}: {msg}"
     elif r.verdict is Verdict.MISMATCH:
         figs = ev.get("figures") or {}
+        # a finding in a gradient only (the forward agrees) is titled as one
+        kind = "wrong gradient" if str(ev.get("output", "")).startswith("grad") else "wrong result"
         if "compiled_vs_fp64" in figs:
             c, e = figs["compiled_vs_fp64"]["max_abs"], figs["eager_vs_fp64"]["max_abs"]
-            what = f"wrong result with {tc} (max abs error vs fp64 {c:.3g}, eager {e:.3g})"
+            what = f"{kind} with {tc} (max abs error vs fp64 {c:.3g}, eager {e:.3g})"
         else:
-            what = f"wrong result with {tc}"
+            what = f"{kind} with {tc}"
     elif r.verdict is Verdict.NAN_MISMATCH:
         what = f"{tc} produces NaN where eager and fp64 do not (or the reverse)"
     elif r.verdict is Verdict.META_MISMATCH:
