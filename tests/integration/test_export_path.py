@@ -99,3 +99,25 @@ def test_the_planted_relu_compile_error_is_caught_at_aoti_compile(worker):
     assert result.is_bug and result.verdict is Verdict.CRASH, result.reason
     assert result.stage is Stage.AOTI_COMPILE, result.ladder
     assert "CppCompileError" in result.evidence["message"] + result.evidence["root_type"]
+
+
+#: export narrows a dynamic dim from its example: `diag(x, 2)` of a (5, 3) example has length 1,
+#: so the exported program keeps `min(rows, cols - 2) < 2`; a package never checks that guard
+#: and computed garbage for the (16, 16) call (a false alarm of the 60-minute export run).
+DIAG = """import torch
+
+
+def fn(x):
+    return (torch.diag(x, 2) + 1).amax(dim=-1)
+
+
+def get_calls():
+    g = torch.Generator().manual_seed(0)
+    return [[torch.randint(-9, 10, (5, 3), generator=g)], [torch.randint(-9, 10, (16, 16), generator=g)]]
+"""
+
+
+def test_a_call_outside_the_guards_export_kept_is_the_programs_fault(worker):
+    result = check_program(program(DIAG, "diag_guard"), options(backend="export_decomp"), worker)
+    assert result.verdict is Verdict.INVALID and result.phase is Phase.COMPILED, result.reason
+    assert "outside what torch.export kept" in result.reason and not result.is_bug
