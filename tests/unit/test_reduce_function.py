@@ -249,3 +249,41 @@ def test_one_call_left_without_before_call_becomes_get_inputs():
     assert "def get_calls" not in out and "append" not in out and "return [x, 1]" in out
     loaded = runtime.load(Program(source=out, model="fn"), 0)
     assert loaded.calls[0].args[0].shape == (2, 3) and loaded.calls[0].args[1] == 1
+
+
+REGION = src(
+    """
+    import torch
+
+    @torch.compiler.nested_compile_region
+    def block(a, b):
+        h0 = torch.where(b > 0, a * b, b * 0.5)
+        h1 = h0.sort(-1).values
+        h = h1 - h0
+        return h
+
+    def fn(x, y):
+        def br(a, b):
+            c0 = a.sin()
+            c = c0 * b
+            return c
+        u = block(x, y)
+        return block(y, u) + br(x, y)
+
+    def get_inputs():
+        return [torch.randn(3, 4), torch.randn(3, 4)]
+    """
+)
+
+
+def test_helper_bodies_shrink_where_they_cannot_be_inlined():
+    # the failure needs `block` to multiply (its `a * b`) and `br` to be there at all
+    def pred(source: str) -> bool:
+        return "a * b" in source and "def br" in source and run_calls(source) is not None
+
+    out, _ = reduce(REGION, pred, passes=[("helpers", function.shrink_helpers)])
+    block = out.split("def block", 1)[1].split("def fn", 1)[0]
+    assert "sort" not in block and "h1 - h0" not in block, out  # shrunk to the needed part
+    assert "return h0" in block and "nested_compile_region" in out  # never inlined away
+    br = out.split("def br", 1)[1].split("u = block", 1)[0]
+    assert br.count("=") <= 1, out  # the nested branch shrinks too

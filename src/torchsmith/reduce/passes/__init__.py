@@ -40,6 +40,7 @@ PASSES: dict[str, Pass] = {
     "one-call": function.one_call_as_inputs,
     "args": function.drop_args,
     "inline-helpers": function.inline_helpers,
+    "helpers": function.shrink_helpers,
     "module": function.drop_module,
     "settings": function.drop_settings,
     "simplify-args": function.simplify_args,
@@ -52,6 +53,7 @@ MODEL_ORDER += " dtypes fold"
 #: statements, helpers inlined and the module cleaned, settings dropped), then arguments,
 #: shapes, scalars and dtypes simplified.
 FUNCTION_ORDER = "calls one-call drop-outputs return-value drop-statements args inline-helpers"
+FUNCTION_ORDER += " helpers"
 FUNCTION_ORDER += " module settings simplify-args fold"
 
 

@@ -10,6 +10,10 @@ function program has:
 * :func:`drop_args`: an argument ``fn`` no longer reads, from every call;
 * :func:`inline_helpers`: ``y = h(a)`` in ``fn``, with ``h`` a module-level function whose body
   is assignments and one final return, becomes ``h``'s statements (locals renamed);
+* :func:`shrink_helpers`: the bodies of the functions ``fn`` calls but that cannot be inlined
+  (a ``nested_compile_region``, a ``cond`` branch, a ``scan`` body, a ``vmap``-ed function):
+  each returns an earlier value instead (the statements after it dropped), or loses one
+  statement; module-level helpers and functions defined inside ``fn`` alike;
 * :func:`drop_module`: module-level statements (helpers, globals, classes, imports) and
   statements of ``get_inputs``/``get_calls``/``get_kwargs``, one at a time, last first;
 * :func:`drop_settings`: keys of ``compile_kwargs``, ``compile_config`` and ``check_options``
@@ -494,3 +498,44 @@ def simplify_args(ctx: Context) -> Iterator[Candidate]:
         ][i]
         old, site.attr = site.attr, "float32"
         yield f"input dtype {i}: {old} -> float32", unparse(v.tree)
+
+
+def _helpers(v: View) -> list[ast.FunctionDef]:
+    """Functions whose bodies :func:`shrink_helpers` shrinks: module-level ones other than the
+    entry and the protocol's, and those defined directly inside the entry function."""
+    entry = v.forward
+    out = [
+        n
+        for n in v.tree.body
+        if isinstance(n, ast.FunctionDef) and n.name not in PROTOCOL and n is not entry
+    ]
+    if entry is not None:
+        out += [n for n in entry.body if isinstance(n, ast.FunctionDef)]
+    return out
+
+
+def shrink_helpers(ctx: Context) -> Iterator[Candidate]:
+    """Helper bodies shrink: ``return <an earlier local>`` (the statements after it dropped),
+    latest value first; then each statement dropped alone. Candidates that break a name fail
+    in eager and are refused by the driver's strict test."""
+    count = len(_helpers(ctx.view()))
+    for k in range(count):
+        body = _helpers(ctx.view())[k].body
+        if len(body) < 2 or not isinstance(body[-1], ast.Return):
+            continue
+        for i in reversed(range(len(body) - 1)):
+            stmt = body[i]
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                continue
+            target = stmt.targets[0]
+            if not isinstance(target, ast.Name):
+                continue
+            v = ctx.view()
+            fn = _helpers(v)[k]
+            fn.body = [*fn.body[: i + 1], ast.Return(value=ast.Name(id=target.id, ctx=ast.Load()))]
+            yield f"helper {fn.name}: return {target.id}", unparse(v.tree)
+        for i in range(len(body) - 1):
+            v = ctx.view()
+            fn = _helpers(v)[k]
+            del fn.body[i]
+            yield f"helper {fn.name}: drop statement {i}", unparse(v.tree)
