@@ -25,6 +25,7 @@ check_options = {"grad": True}
 
 
 if __name__ == "__main__":
+
     def grads(f):
         x, y = (t.requires_grad_() for t in get_inputs())
         out = f(x, y)
