@@ -142,17 +142,23 @@ def torch_site(exc: BaseException) -> str:
     return site
 
 
+def chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and its causes and contexts, outermost first (at most 16; no cycle)."""
+    out: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in out and len(out) < 16:
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return out
+
+
 def classify(exc: BaseException) -> DDE | None:
     """The DDE in ``exc``'s chain (its causes and contexts), or None. A guard that names no
     site is the user's, unless the backend was compiling when it was raised (Inductor's
     lowering or passes run no user code): then it is torch's, at its innermost torch frame.
     A value read from data (``DataDependentOutputException``: ``.item()``, ``.tolist()``) with
     no guard text is the user's while tracing, and a plain crash (None) inside the backend."""
-    seen: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and cur not in seen and len(seen) < 16:
-        seen.append(cur)
-        cur = cur.__cause__ or cur.__context__
+    seen = chain(exc)
     in_backend = any(
         type(e).__name__ in BACKEND_TYPES or str(e).startswith("LoweringException") for e in seen
     )

@@ -79,15 +79,6 @@ def is_export_backend(backend: str | None) -> bool:
     return backend in BACKENDS
 
 
-def _chain(exc: BaseException) -> list[BaseException]:
-    out: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and cur not in out and len(out) < 16:
-        out.append(cur)
-        cur = cur.__cause__ or cur.__context__
-    return out
-
-
 def program_fault(exc: BaseException) -> str | None:
     """Why ``exc``, raised on the export path, is the program's fault (None when it may be the
     compiler's). Conservative in the program's favour: anything ``torch.export`` reports as
@@ -98,7 +89,7 @@ def program_fault(exc: BaseException) -> str | None:
         where = f": {dde.site}" if dde.site else ""
         own = f"torch.export rejects this program (a data-dependent guard in its own code{where})"
         return own if dde.is_users else None
-    for e in _chain(exc):
+    for e in ddguard.chain(exc):
         name = type(e).__name__
         first = (str(e).strip().splitlines() or [""])[0][:300]
         if isinstance(e, ExportUnsupported):

@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from torchsmith.generate.export.unbacked import CAPTURE_CONFIG, FOLLOW
+from torchsmith.generate.export.unbacked import CAPTURE_CONFIG, FOLLOW, calls_and_settings
 
 #: The float input: 1/8 grid shifted by 1/16 (no value is ever at a threshold ``k/8``); the
 #: first column of the first two rows is planted above any threshold, so a row mask keeps >= 2.
@@ -279,14 +279,6 @@ def render(
     lines = [f"# {h}" for h in header]
     lines += ["import torch", "", "", GRID_INPUT, "", COUNT_INPUT, ""]
     lines += ["def fn(x, k):", *body, "", ""]
-    lines += ["def get_inputs():", f"    return {args(sizes[0], seed)}", ""]
-    if ncalls > 1:
-        calls = ", ".join(args(r, seed + i) for i, r in enumerate(sizes))
-        lines += ["", "def get_calls():", f"    return [{calls}]", ""]
-    lines += [
-        "",
-        f"compile_kwargs = {compile_kwargs!r}",
-        f"compile_config = {dict(sorted(settings.items()))!r}",
-    ]
+    lines += calls_and_settings(args, sizes, seed, compile_kwargs, settings)
     notes = [f"chain:{producer}", "steps=" + "+".join(names), f"calls={ncalls}"]
     return "\n".join(lines) + "\n", notes

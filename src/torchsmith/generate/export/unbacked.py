@@ -17,6 +17,7 @@ selection is never empty (a value above the threshold is planted), outputs keep 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 #: ``dynamo`` settings every unbacked program declares (the compile path's capture flags).
 CAPTURE_CONFIG = {
@@ -141,13 +142,27 @@ def render(
     lines += ["import torch", "", "", GRID_INPUT, ""]
     lines += ["def _gen(seed):", "    return torch.Generator().manual_seed(seed + 1)", "", ""]
     lines += ["def fn(x, k):", body, ""]
-    lines += ["def get_inputs():", f"    return {args(sizes[0], seed)}", ""]
-    if ncalls > 1:
+    lines += calls_and_settings(args, sizes, seed, compile_kwargs, CAPTURE_CONFIG)
+    return "\n".join(lines) + "\n", [f"unbacked:{tag}", f"calls={ncalls}"]
+
+
+def calls_and_settings(
+    args: Callable[[int, int], str],
+    sizes: list[int],
+    seed: int,
+    compile_kwargs: dict[str, object],
+    config: dict[str, object],
+) -> list[str]:
+    """The tail every data-dependent program shares: ``get_inputs`` (the first leading size),
+    ``get_calls`` when there are more sizes (seeds ``seed + i``), ``compile_kwargs`` and the
+    ``compile_config`` (sorted)."""
+    lines = ["def get_inputs():", f"    return {args(sizes[0], seed)}", ""]
+    if len(sizes) > 1:
         calls = ", ".join(args(r, seed + i) for i, r in enumerate(sizes))
         lines += ["", "def get_calls():", f"    return [{calls}]", ""]
-    lines += [
+    return [
+        *lines,
         "",
         f"compile_kwargs = {compile_kwargs!r}",
-        f"compile_config = {dict(sorted(CAPTURE_CONFIG.items()))!r}",
+        f"compile_config = {dict(sorted(config.items()))!r}",
     ]
-    return "\n".join(lines) + "\n", [f"unbacked:{tag}", f"calls={ncalls}"]
