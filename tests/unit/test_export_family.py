@@ -14,7 +14,9 @@ import pytest
 import torch
 
 from torchsmith.generate.export import chains, unbacked
+from torchsmith.generate.export import generator as export_generator
 from torchsmith.generate.export.generator import ExportGenerator, mark_for_export
+from torchsmith.generate.hop import generator as hop_generator
 from torchsmith.generate.protocol import GenContext, get_generator, validate_options
 from torchsmith.localize import EXPORT_LADDER, ladder_for, stage_of
 from torchsmith.options import CheckOptions
@@ -97,6 +99,44 @@ def test_chain_programs_run_in_eager_alike_twice_with_finite_outputs():
         steps.update(dict(n.split("=", 1) for n in notes[1:])["steps"].split("+"))
     assert len(producers) == len(chains.PRODUCERS)
     assert len(steps) >= 0.85 * len(chains.STEPS), set(chains.STEPS) - set(steps)
+
+
+def test_hop_base_sends_forward_programs_to_export_and_cpp_wrapper_to_compile():
+    """The ``hop`` base: the hop family's program for the seed (same ops and inputs), through
+    the export path with no gradients declared, or through ``torch.compile`` with the C++
+    wrapper (and the hop program's own settings and gradients kept); valid in eager."""
+    gen = ExportGenerator(bases="hop")
+    programs = [first(gen, s) for s in range(30)]
+    assert [first(ExportGenerator(bases="hop"), s).source for s in range(5)] == [
+        p.source for p in programs[:5]
+    ]
+    paths: Counter[str] = Counter()
+    for seed, p in enumerate(programs):
+        notes = dict(n.split("=", 1) for n in p.notes if "=" in n)
+        paths[notes["path"]] += 1
+        assert notes["base"] == "hop" and notes["hop"] in export_generator.HOP_KINDS
+        kwargs, config, check = declared_settings(p.source)
+        hop = hop_generator.render_program(
+            seed, 0, hop_generator.HopOptions(), export_generator.HOP_KINDS
+        )
+        assert (
+            p.source.split("def fn(", 1)[1].split("def get_inputs")[0]
+            == (hop.source.split("def fn(", 1)[1].split("def get_inputs")[0])
+        )
+        if notes["path"] == "aoti":
+            assert kwargs == {"backend": "aoti"} and not check.get("grad"), p.source
+        else:
+            assert notes["path"] == "compile+cpp_wrapper"
+            assert config.get("inductor.cpp_wrapper") is True, p.source
+            assert "backend" not in kwargs
+            _, hop_config, hop_check = declared_settings(hop.source)
+            assert hop_config.items() <= config.items() and hop_check == check
+    assert paths["aoti"] >= 10 and paths["compile+cpp_wrapper"] >= 6, paths
+    for p in programs[:8]:  # valid in eager, alike twice (the hop family's bodies are)
+        loaded = runtime.load(p, 0)
+        a = runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=False)
+        b = runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=False)
+        assert identical(a.out, b.out), p.source
 
 
 def test_mark_for_export_replaces_or_appends_compile_kwargs():

@@ -18,7 +18,12 @@ honours like any declared setting (the command line's ``--backend`` wins):
 ``chain``     a data-dependent size composed through 2-4 steps (``generate/export/chains.py``),
               on the same two paths; a third of its compile-path programs turn on
               ``inductor.cpp_wrapper`` (the C++ wrapper ``torch.compile`` users enable), the
-              note ``path=compile+cpp_wrapper``.
+              note ``path=compile+cpp_wrapper``;
+``hop``       the ``hop`` family's program for ``s`` (``torch.cond``, ``while_loop``, ``scan``,
+              ``map``, ``associative_scan``, flex attention, ``vmap``, a nested region, ...)
+              with probability ``hop_aoti`` through the export path (forward only), else
+              through ``torch.compile`` with ``inductor.cpp_wrapper`` (gradients kept where the
+              hop program judges them): the C++ wrapper's own code for conditionals and loops.
 
 Every choice comes from ``random.Random("torchsmith-export:s:attempt")`` and the base family's
 own seeded generator: same seed, same bytes. Candidates are eager-checked (the base family's
@@ -39,20 +44,26 @@ from typing import Any
 
 from torchsmith.generate.export import chains, unbacked
 from torchsmith.generate.family import FamilyStats, ValidatedFamily, note_values
+from torchsmith.generate.hop import generator as hop_generator
 from torchsmith.generate.protocol import GenContext, choose_names, get_generator
 from torchsmith.program.format import COMPILE_KWARGS, Program
 
-BASES = ("graph", "opinfo", "unbacked", "chain")
-DEFAULT_WEIGHTS = {"graph": 0.25, "opinfo": 0.2, "unbacked": 0.2, "chain": 0.35}
+BASES = ("graph", "opinfo", "unbacked", "chain", "hop")
+DEFAULT_WEIGHTS = {"graph": 0.2, "opinfo": 0.15, "unbacked": 0.15, "chain": 0.25, "hop": 0.25}
 #: The opinfo modes the export path takes (``grad`` is not run through an exported program).
 OPINFO_MODES = ("args", "dynamic")
 EXPORT_KWARGS = {"backend": "aoti"}
+CPP_WRAPPER = "inductor.cpp_wrapper"
+#: The hop kinds the export base draws: ``grad``/``checkpoint`` are about gradients, which the
+#: export path does not judge (their forward alone is a plain chain).
+HOP_KINDS = [k for k in hop_generator.KINDS if k not in ("grad", "checkpoint")]
 
 
 @dataclasses.dataclass
 class ExportOptions:
-    bases: str | None = None  # comma-separated bases (graph, opinfo, unbacked); default all
+    bases: str | None = None  # comma-separated bases (see BASES); default all
     unbacked_aoti: float = 0.5  # share of unbacked programs sent through the export path
+    hop_aoti: float = 0.6  # share of hop programs sent through the export path
     max_tries: int = 8  # candidates eager-checked per seed before giving up
     check_timeout: float = 60.0  # seconds per eager check in the generator's own worker
 
@@ -94,8 +105,9 @@ class ExportGenerator(ValidatedFamily):
 
     def setup(self) -> None:
         self.bases = _parse_bases(self.opts.bases)
-        if not 0.0 <= self.opts.unbacked_aoti <= 1.0:
-            raise ValueError("export generator: unbacked_aoti must be within [0, 1]")
+        for share in ("unbacked_aoti", "hop_aoti"):
+            if not 0.0 <= getattr(self.opts, share) <= 1.0:
+                raise ValueError(f"export generator: {share} must be within [0, 1]")
         self.stats = ExportStats()
         self._base_gens: dict[str, Any] = {}
 
@@ -131,7 +143,21 @@ class ExportGenerator(ValidatedFamily):
             for attempt, program in enumerate(self._base(f"opinfo:{mode}").candidates(seed)):
                 yield self._wrap(seed, attempt, program, base, "aoti")
             return
+        if base == "hop":
+            yield from (self._hop(seed, attempt) for attempt in itertools.count())
+            return
         yield from (self._unbacked(seed, attempt, base) for attempt in itertools.count())
+
+    def _hop(self, seed: int, attempt: int) -> Program:
+        rng = random.Random(f"torchsmith-export:hop:{seed}:{attempt}")
+        aoti = rng.random() < self.opts.hop_aoti
+        opts = hop_generator.HopOptions(max_tries=self.opts.max_tries)
+        if aoti:
+            program = hop_generator.render_program(seed, attempt, opts, HOP_KINDS, grads=False)
+            return self._wrap(seed, attempt, program, "hop", "aoti")
+        settings = {CPP_WRAPPER: True}
+        program = hop_generator.render_program(seed, attempt, opts, HOP_KINDS, settings)
+        return self._wrap(seed, attempt, program, "hop", "compile+cpp_wrapper", export=False)
 
     def _unbacked(self, seed: int, attempt: int, base: str = "unbacked") -> Program:
         tag = "" if base == "unbacked" else f"{base}:"
@@ -147,7 +173,7 @@ class ExportGenerator(ValidatedFamily):
         if base == "chain":
             config: dict[str, object] = {}
             if path == "compile" and rng.random() < 1 / 3:
-                config["inductor.cpp_wrapper"] = True
+                config[CPP_WRAPPER] = True
                 path = "compile+cpp_wrapper"
             source, notes = chains.render(rng, header, kwargs, config)
         else:
@@ -160,9 +186,11 @@ class ExportGenerator(ValidatedFamily):
             notes=("family=export", f"base={base}", f"path={path}", *notes),
         )
 
-    def _wrap(self, seed: int, attempt: int, program: Program, base: str, path: str) -> Program:
+    def _wrap(
+        self, seed: int, attempt: int, program: Program, base: str, path: str, export: bool = True
+    ) -> Program:
         head = f"# torchsmith export: seed={seed} attempt={attempt} base={base} path={path}\n"
-        source = head + mark_for_export(program.source)
+        source = head + (mark_for_export(program.source) if export else program.source)
         kept = tuple(
             n.replace("mode=", "base_mode=", 1) if n.startswith("mode=") else n
             for n in program.notes
@@ -179,6 +207,8 @@ class ExportGenerator(ValidatedFamily):
         for n in program.notes:
             if n.startswith(("unbacked:", "chain:")):
                 self.stats.templates[n.split(":", 1)[1]] += 1
+            elif n.startswith("hop="):
+                self.stats.templates[n] += 1
 
     def close(self) -> None:
         for gen in self._base_gens.values():

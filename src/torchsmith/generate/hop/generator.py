@@ -318,8 +318,17 @@ RAND = (
 )
 
 
-def render_program(seed: int, attempt: int, opts: HopOptions, kinds: list[str]) -> Program:
-    """The candidate for ``seed`` and ``attempt`` (pure: no execution)."""
+def render_program(
+    seed: int,
+    attempt: int,
+    opts: HopOptions,
+    kinds: list[str],
+    settings: dict[str, object] | None = None,
+    grads: bool = True,
+) -> Program:
+    """The candidate for ``seed`` and ``attempt`` (pure: no execution). ``settings`` are added
+    to the program's ``compile_config``; ``grads=False`` keeps gradients out (the export path
+    judges a forward). Neither changes a draw: the program's ops and inputs are the same."""
     rng = random.Random(f"torchsmith-hop:{seed}:{attempt}")
     kind = rng.choice(kinds)
     draft = KINDS[kind](rng, opts)
@@ -341,11 +350,17 @@ def render_program(seed: int, attempt: int, opts: HopOptions, kinds: list[str]) 
         lines += [f"    return [{inputs(rows, in_seed)}, {inputs(other, in_seed + 7)}]", ""]
     if dynamic:
         lines += ["", 'compile_kwargs = {"dynamic": True}', ""]
+    config: dict[str, object] = {}
     if kind in SCALAR_READERS and rng.random() < CAPTURE_SHARE:
-        lines += ["", f"compile_config = {{{CAPTURE!r}: True}}", ""]
+        config[CAPTURE] = True
+    config.update(settings or {})
+    if config:
+        lines += ["", f"compile_config = {config!r}", ""]
     check = dict(draft.check)
     if kind in GRAD_KINDS and rng.random() < GRAD_SHARE:
         check["grad"] = True  # the op's backward too: gradients judged against fp64
+    if not grads:
+        check.pop("grad", None)
     if check:
         lines += ["", f"check_options = {check!r}", ""]
     notes = (
