@@ -93,11 +93,8 @@ def same_cause(a: str, b: str) -> bool:
         return False
     if fa[0] in BEHAVIOUR:
         return len(fa) >= 4 and len(fb) >= 4 and fa[2:4] == fb[2:4]
-    oa, ob = _ops(fa[2]), _ops(fb[2])
-    if not oa or not ob:
-        return False
-    small, large = (oa, ob) if len(oa) <= len(ob) else (ob, oa)
-    return small <= large and (large - small) <= GENERIC_OPS and bool(small - GENERIC_OPS)
+    core = _ops(fa[2]) - GENERIC_OPS
+    return bool(core) and core == _ops(fb[2]) - GENERIC_OPS
 
 
 class KnownTable:

@@ -271,3 +271,38 @@ def test_a_cpp_errors_stack_is_cut_from_dynamos_fake_tensor_message():
     assert unwrap_message(message) == (
         "fake tensor call to cov: Cannot call numel() on tensor with symbolic sizes/strides"
     )
+
+
+def test_higher_order_ops_are_ops_and_input_helpers_are_not():
+    """A torch decorator (``nested_compile_region``) and names imported from torch (``scan``,
+    ``map as map_hop``) are ops of the program; a helper only ``get_inputs`` calls is not."""
+    source = """
+import torch
+from torch._higher_order_ops import scan
+from torch._higher_order_ops import map as map_hop
+
+
+def _rand(shape, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g)
+
+
+@torch.compiler.nested_compile_region
+def block(a, b):
+    return a * b
+
+
+def fn(x, y):
+    def comb(c, xs):
+        return c + xs, c.sin()
+
+    last, ys = scan(comb, x[0], y)
+    return block(last, y[0]) + map_hop(lambda r: r.cos(), ys).sum()
+
+
+def get_inputs():
+    return [_rand((3, 4), 0), _rand((3, 4), 1)]
+"""
+    ops = source_ops(source)
+    assert {"nested_compile_region", "scan", "map", "sin", "cos", "mul"} <= set(ops), ops
+    assert "randn" not in ops and "manual_seed" not in ops

@@ -28,9 +28,9 @@ def test_a_crash_is_the_same_cause_whatever_its_innermost_frame():
 def test_same_cause_for_wrong_outputs_is_symmetric_and_needs_a_specific_shared_op(a, b, sym, stage):
     sa, sb = f"{sym}|{stage}|{','.join(sorted(a))}", f"{sym}|{stage}|{','.join(sorted(b))}"
     assert same_cause(sa, sb) == same_cause(sb, sa)
-    if same_cause(sa, sb) and sa != sb:
-        small, large = sorted((a, b), key=len)
-        assert small <= large and large - small <= GENERIC_OPS and small - GENERIC_OPS
+    if sa != sb:  # glue set aside, the same ops, at least one of them specific
+        core = a - GENERIC_OPS
+        assert same_cause(sa, sb) == (bool(core) and core == b - GENERIC_OPS)
     assert same_cause(sa, sa)
 
 
@@ -38,6 +38,16 @@ def test_wrong_outputs_with_different_specific_ops_are_different_causes():
     assert same_cause("wrong-value|inductor|cat,split", "wrong-value|inductor|add,cat,split")
     assert not same_cause("wrong-value|inductor|cat,split", "wrong-value|inductor|cat,stack")
     assert not same_cause("wrong-value|inductor|add", "wrong-value|inductor|add,mul")  # glue only
+
+
+def test_two_bodies_of_one_higher_order_op_bug_are_one_cause():
+    """A region's wrong gradient reduced twice: bodies ``a * b`` and ``a + b`` (glue), one
+    cause; a body that keeps a specific op is still its own cause."""
+    region = "wrong-value|inductor|{},nested_compile_region"
+    assert same_cause(region.format("mul"), region.format("add"))
+    assert same_cause(region.format("add,mul"), region.format("getitem"))
+    assert not same_cause(region.format("atan2"), region.format("mul"))
+    assert not same_cause(region.format("mul"), "wrong-value|inductor|cond,mul")
 
 
 def test_labels_lesser_known_and_new(tmp_path):
@@ -77,3 +87,33 @@ def test_an_aoti_finding_matches_inductors_known_bug_of_the_same_symptom_and_ops
     aoti = "exception|aoti-compile|InductorError|C++ compile error: y|cpp_builder._run_compile_cmd"
     assert not same_cause(aoti, crash)  # another message: another bug
     assert same_cause(aoti.replace(": y", ": x"), crash)
+
+
+def test_a_campaigns_rows_of_one_cause_count_once(tmp_path):
+    """Two reduced signatures of one region bug (bodies ``mul`` and ``add``) are two rows and
+    one cause; a specific op keeps its own cause; two rows of one known entry are one cause."""
+    from torchsmith.campaign.store import ProgramRow, Store
+    from torchsmith.campaign.summary import summarize
+
+    region = "wrong-value|inductor|{},nested_compile_region"
+    readables = [region.format("mul"), region.format("add"), region.format("atan2"), CRASH]
+    readables.append(CRASH.rsplit("|", 1)[0] + "|ir.other_frame")
+    table = KnownTable([KnownBug(readable=CRASH, issue=123456)])
+    with Store(tmp_path) as s:
+        for i, readable in enumerate(readables):
+            crash = readable.startswith("exception")
+            s.record(
+                ProgramRow(
+                    seed=i, generator="hop", name=f"p{i}", digest=f"d{i}",
+                    verdict="crash" if crash else "mismatch", phase="compiled",
+                    stage="inductor", symptom="exception" if crash else "wrong-value",
+                    category="bug", signature=f"sig-{i}", readable=readable,
+                    finding=f"f{i}", lines=5, ops=2,
+                )
+            )  # fmt: skip
+        summary = summarize(s, table=table)
+    assert summary["bugs"] == 5 and summary["signatures"] == 5
+    assert summary["causes"] == 3 and summary["labels"] == {"new": 2, "known": 1, "lesser": 0}
+    same = {b["readable"]: b["same_as"] for b in summary["bug_list"]}
+    assert [same[r] is None for r in readables].count(False) == 2
+    assert same[region.format("atan2")] is None

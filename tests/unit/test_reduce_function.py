@@ -287,3 +287,40 @@ def test_helper_bodies_shrink_where_they_cannot_be_inlined():
     assert "return h0" in block and "nested_compile_region" in out  # never inlined away
     br = out.split("def br", 1)[1].split("u = block", 1)[0]
     assert br.count("=") <= 1, out  # the nested branch shrinks too
+
+
+def test_helper_op_calls_become_their_operands_and_input_helpers_stay():
+    """A region body whose failure needs only that both inputs flow reduces to glue: each op
+    call (nested ones too) may become its operand or the product of two operands; ``_rand``,
+    which only ``get_inputs`` calls, is never shrunk."""
+    source = src(
+        """
+        import torch
+
+        def _rand(shape, seed):
+            g = torch.Generator().manual_seed(seed)
+            return torch.randn(shape, generator=g)
+
+        @torch.compiler.nested_compile_region
+        def block(a, b):
+            h0 = torch.nn.functional.silu(a)
+            h = torch.atan2(h0, b.abs() + 1)
+            return h
+
+        def fn(x, y):
+            return block(x, y) + block(y, x)
+
+        def get_inputs():
+            return [_rand((3, 4), 0), _rand((3, 4), 1)]
+        """
+    )
+
+    def pred(text: str) -> bool:  # "the failure": block still reads both a and b
+        body = text.split("def block", 1)[1].split("def fn", 1)[0]
+        return "b" in body.split(":", 1)[1] and run_calls(text) is not None
+
+    out, _ = reduce(source, pred, passes=[("helpers", function.shrink_helpers)])
+    body = out.split("def block", 1)[1].split("def fn", 1)[0]
+    assert "silu" not in body and "atan2" not in body and "abs" not in body, out
+    assert "manual_seed(seed)" in out  # the input helper is as it was
+    assert "nested_compile_region" in out

@@ -12,12 +12,16 @@ from typing import Any
 from torchsmith.campaign.config import CampaignConfig
 from torchsmith.campaign.store import Bug, Store, liveness
 from torchsmith.finding import FINDINGS
-from torchsmith.known import KnownTable, Label, label
+from torchsmith.known import KnownTable, Label, label, same_cause
 
 
 def label_bugs(bugs: list[Bug], table: KnownTable) -> list[dict[str, Any]]:
-    """Each cause as a dict with its label (``new``, ``known``, ``lesser``) and the known entry
-    it matches, new ones first (then known, then lesser; biggest first within each)."""
+    """Each bug (a reduced signature) as a dict with its label (``new``, ``known``,
+    ``lesser``) and the known entry it matches, new ones first (then known, then lesser;
+    biggest first within each). ``same_as`` names an earlier row that is the same cause (the
+    same known entry, or :func:`~torchsmith.known.same_cause` of the two signatures: two
+    bodies of one ``nested_compile_region`` bug that reduce to ``add`` and ``mul``); a row
+    with ``same_as`` is not counted as a cause of its own."""
     out = []
     for b in bugs:
         lab, entry = label(b.readable, table, b.signature)
@@ -29,7 +33,21 @@ def label_bugs(bugs: list[Bug], table: KnownTable) -> list[dict[str, Any]]:
         d["findings"] = b.count
         out.append(d)
     order = {Label.NEW.value: 0, Label.KNOWN.value: 1, Label.LESSER.value: 2}
-    return sorted(out, key=lambda d: (order[d["label"]], -d["count"], d["first_seed"]))
+    out.sort(key=lambda d: (order[d["label"]], -d["count"], d["first_seed"]))
+    heads: list[dict[str, Any]] = []
+    for d in out:
+        d["same_as"] = next((h["signature"] for h in heads if _one_cause(h, d)), None)
+        if d["same_as"] is None:
+            heads.append(d)
+    return out
+
+
+def _one_cause(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if a["label"] != b["label"]:
+        return False
+    if a["known_as"] not in (None, "--known") and a["known_as"] == b["known_as"]:
+        return True
+    return same_cause(a["readable"], b["readable"])
 
 
 def summarize(
@@ -48,7 +66,8 @@ def summarize(
     table = table if table is not None else KnownTable.default()
     table.add_signatures(known or ())
     bugs = label_bugs([b for b in all_bugs if b.category == "bug"], table)
-    labels = Counter(b["label"] for b in bugs)
+    causes = [b for b in bugs if b["same_as"] is None]
+    labels = Counter(b["label"] for b in causes)
     return {
         "schema": 1,
         "campaign": str(store.path.parent),
@@ -61,7 +80,7 @@ def summarize(
         else 0.0,
         **counts,
         "bugs": len(bugs),
-        "causes": len(bugs),
+        "causes": len(causes),
         "signatures": len({s for b in bugs for s in b["raw_signatures"]}),
         "labels": {k.value: labels.get(k.value, 0) for k in Label},
         "known_bugs": sum(1 for b in bugs if b["known"]),

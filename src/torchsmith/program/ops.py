@@ -100,11 +100,32 @@ def canonical_op(name: str) -> str:
     return last.lower() if last[:1].isupper() else last
 
 
-def _ops_of(fn: ast.AST, compute: bool, calls_out: set[str]) -> set[str]:
+def _torch_imports(tree: ast.Module) -> dict[str, str]:
+    """Names the module imports from torch (``from torch._higher_order_ops import scan``,
+    ``... import map as map_hop``): local name -> the op's name."""
+    names: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+            for alias in node.names:
+                names[alias.asname or alias.name] = alias.name
+    return names
+
+
+def _ops_of(
+    fn: ast.AST, compute: bool, calls_out: set[str], imported: dict[str, str] | None = None
+) -> set[str]:
     """Ops called in ``fn``. With ``compute`` (code that runs on tensors) every call and operator
-    (``*``, ``[...]``, ``<``) counts; without (a constructor) only the layers it builds do."""
+    (``*``, ``[...]``, ``<``) counts; without (a constructor) only the layers it builds do. A
+    name imported from torch (``imported``) is an op; so is a torch decorator of a function
+    (``@torch.compiler.nested_compile_region``: the higher-order op it makes of a call)."""
+    imported = imported or {}
     ops: set[str] = set()
     for node in ast.walk(fn):
+        if compute and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for dec in node.decorator_list:
+                name = dotted_name(dec.func if isinstance(dec, ast.Call) else dec)
+                if name.split(".")[0] == "torch" or name in imported:
+                    ops.add(imported.get(name) or canonical_op(name))
         if isinstance(node, ast.Call):
             name = dotted_name(node.func)
             if not name:
@@ -112,6 +133,10 @@ def _ops_of(fn: ast.AST, compute: bool, calls_out: set[str]) -> set[str]:
                     ops.add(node.func.attr)
                 continue
             parts = name.split(".")
+            if len(parts) == 1 and parts[0] in imported:
+                if compute:
+                    ops.add(imported[parts[0]])
+                continue
             if len(parts) == 1:
                 if parts[0] not in _BUILTINS:
                     calls_out.add(parts[0])
@@ -151,17 +176,36 @@ def source_ops(source: str) -> list[str]:
     except SyntaxError:
         return []
     functions = _functions(tree)
+    imported = _torch_imports(tree)
     ops: set[str] = set()
     called: set[str] = set()
     methods = 0
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         for item in cls.body:
             if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                ops |= _ops_of(item, item.name != "__init__", called)
+                ops |= _ops_of(item, item.name != "__init__", called, imported)
                 methods += 1
     if not methods:  # a function program: its functions are the tested code
-        called |= set(functions)
-    return sorted(ops | _called_ops(functions, called))
+        called |= set(functions) - _input_helpers(tree, functions)
+    return sorted(ops | _called_ops(functions, called, imported))
+
+
+def _input_helpers(tree: ast.Module, functions: dict[str, ast.AST]) -> set[str]:
+    """Module-level functions only the input functions call (``_rand(shape, seed)``)."""
+
+    def calls(node: ast.AST) -> set[str]:
+        return {
+            n.func.id
+            for n in ast.walk(node)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        }
+
+    by_inputs: set[str] = set()
+    for n in tree.body:
+        if isinstance(n, ast.FunctionDef) and n.name in _INPUT_FUNCTIONS:
+            by_inputs |= calls(n)
+    by_code = set().union(*(calls(f) for f in functions.values())) if functions else set()
+    return (by_inputs - by_code) & set(functions)
 
 
 def _functions(tree: ast.Module) -> dict[str, ast.AST]:
@@ -172,7 +216,9 @@ def _functions(tree: ast.Module) -> dict[str, ast.AST]:
     }
 
 
-def _called_ops(functions: dict[str, ast.AST], called: set[str]) -> set[str]:
+def _called_ops(
+    functions: dict[str, ast.AST], called: set[str], imported: dict[str, str] | None = None
+) -> set[str]:
     """Ops of the module-level functions in ``called`` and of those they call, transitively."""
     ops: set[str] = set()
     seen: set[str] = set()
@@ -180,7 +226,7 @@ def _called_ops(functions: dict[str, ast.AST], called: set[str]) -> set[str]:
         name = (called - seen).pop()
         seen.add(name)
         if name in functions:
-            ops |= _ops_of(functions[name], True, called)
+            ops |= _ops_of(functions[name], True, called, imported)
     return ops
 
 
@@ -191,13 +237,14 @@ def output_ops(source: str, entry: str, output: str) -> list[str] | None:
     if sliced is None:
         return None
     try:
-        functions = _functions(ast.parse(source))
+        tree = ast.parse(source)
     except SyntaxError:
         return None
+    functions, imported = _functions(tree), _torch_imports(tree)
     forward, init = sliced.body
     called: set[str] = set()
-    ops = _ops_of(forward, True, called) | _ops_of(init, False, called)
-    return sorted(ops | _called_ops(functions, called))
+    ops = _ops_of(forward, True, called, imported) | _ops_of(init, False, called, imported)
+    return sorted(ops | _called_ops(functions, called, imported))
 
 
 def program_size(program: Program) -> tuple[int, int]:

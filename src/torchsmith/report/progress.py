@@ -170,6 +170,8 @@ def _print_bugs(console: Console, title: str, bugs: list[dict[str, Any]], fd: st
     console.print(_bug_table(title, bugs, fd))
     for b in bugs:  # the readable signatures, whole, below the table
         known = f"  (known: {b['known_as']})" if b.get("known_as") else ""
+        if b.get("same_as"):
+            known += f"  (same cause as {b['same_as']})"
         console.print(
             f"  {b['signature']}  {b.get('readable', '')}{known}", markup=False, highlight=False
         )
@@ -177,7 +179,7 @@ def _print_bugs(console: Console, title: str, bugs: list[dict[str, Any]], fd: st
 
 #: Causes by label, in the order the summary shows them: new ones lead.
 LABELS = {
-    "new": "new bugs (one row a cause)",
+    "new": "new bugs (one row a reduced signature; same causes marked)",
     "known": "known bugs (public issues, or earlier finds)",
     "lesser": "lesser bugs (precision loss, strides only)",
 }
@@ -187,7 +189,8 @@ def _causes(s: dict[str, Any]) -> str:
     """``3 causes (1 new, 1 known, 1 lesser) from 5 signatures``."""
     labels = s.get("labels") or {}
     parts = ", ".join(f"{labels.get(k, 0)} {k}" for k in LABELS)
-    return f"{s['bugs']} causes ({parts}) from {s.get('signatures', s['bugs'])} signatures"
+    causes = s.get("causes", s["bugs"])
+    return f"{causes} causes ({parts}) from {s.get('signatures', s['bugs'])} signatures"
 
 
 def print_summary(summary: dict[str, Any], console: Console) -> None:

@@ -13,7 +13,8 @@ function program has:
 * :func:`shrink_helpers`: the bodies of the functions ``fn`` calls but that cannot be inlined
   (a ``nested_compile_region``, a ``cond`` branch, a ``scan`` body, a ``vmap``-ed function):
   each returns an earlier value instead (the statements after it dropped), or loses one
-  statement; module-level helpers and functions defined inside ``fn`` alike;
+  statement, or has an op call replaced by its operand or the product of two operands;
+  module-level helpers and functions defined inside ``fn`` alike;
 * :func:`drop_module`: module-level statements (helpers, globals, classes, imports) and
   statements of ``get_inputs``/``get_calls``/``get_kwargs``, one at a time, last first;
 * :func:`drop_settings`: keys of ``compile_kwargs``, ``compile_config`` and ``check_options``
@@ -504,10 +505,15 @@ def _helpers(v: View) -> list[ast.FunctionDef]:
     """Functions whose bodies :func:`shrink_helpers` shrinks: module-level ones other than the
     entry and the protocol's, and those defined directly inside the entry function."""
     entry = v.forward
-    out = [
+    tested = [n for n in v.tree.body if not (isinstance(n, ast.FunctionDef) and n.name in PROTOCOL)]
+    used = {n.id for t in tested for n in ast.walk(t) if isinstance(n, ast.Name)}
+    out = [  # not the input helpers (``_rand``): only the protocol's functions call them
         n
         for n in v.tree.body
-        if isinstance(n, ast.FunctionDef) and n.name not in PROTOCOL and n is not entry
+        if isinstance(n, ast.FunctionDef)
+        and n.name not in PROTOCOL
+        and n is not entry
+        and n.name in used
     ]
     if entry is not None:
         out += [n for n in entry.body if isinstance(n, ast.FunctionDef)]
@@ -539,3 +545,51 @@ def shrink_helpers(ctx: Context) -> Iterator[Candidate]:
             fn = _helpers(v)[k]
             del fn.body[i]
             yield f"helper {fn.name}: drop statement {i}", unparse(v.tree)
+        for i in range(len(body)):
+            stmt = body[i]
+            if not isinstance(stmt, ast.Assign | ast.Return) or stmt.value is None:
+                continue
+            calls = [n for n in ast.walk(stmt.value) if isinstance(n, ast.Call)]
+            for c in range(len(calls)):
+                for j in range(len(_simpler_calls(calls[c]))):
+                    v = ctx.view()
+                    fn = _helpers(v)[k]
+                    value = fn.body[i].value  # type: ignore[attr-defined]
+                    target = [n for n in ast.walk(value) if isinstance(n, ast.Call)][c]
+                    simpler = _simpler_calls(target)[j]
+                    if target is value:
+                        fn.body[i].value = simpler  # type: ignore[attr-defined]
+                    else:
+                        _replace(value, target, simpler)
+                    yield f"helper {fn.name}: simpler call {i}.{c}.{j}", unparse(v.tree)
+
+
+def _replace(root: ast.AST, old: ast.AST, new: ast.expr) -> None:
+    """Put ``new`` where ``old`` is among ``root``'s descendants."""
+    for parent in ast.walk(root):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(value, list) and any(v is old for v in value):
+                value[[i for i, v in enumerate(value) if v is old][0]] = new
+                return
+
+
+_MODULES = {"torch", "F", "nn", "math", "np", "operator"}
+
+
+def _simpler_calls(call: ast.Call) -> list[ast.expr]:
+    """What an op call in a helper may become: its tensor operand alone (``torch.sin(a)``,
+    ``a.abs()`` -> ``a``), or the product of its first two operands (``torch.atan2(a, b)`` ->
+    ``a * b``: both inputs still flow)."""
+    operands = list(call.args)
+    module = dotted_name(call.func).split(".")[0]
+    if isinstance(call.func, ast.Attribute) and module not in _MODULES:
+        operands.insert(0, call.func.value)  # a method call: the tensor it is called on
+    operands = [a for a in operands if not isinstance(a, ast.Constant | ast.Starred)]
+    out: list[ast.expr] = [copy.deepcopy(operands[0])] if operands else []
+    if len(operands) >= 2:
+        pair = [copy.deepcopy(o) for o in operands[:2]]
+        out.append(ast.BinOp(left=pair[0], op=ast.Mult(), right=pair[1]))
+    return out
