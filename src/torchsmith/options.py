@@ -91,6 +91,32 @@ class CheckOptions(Jsonable):
             changes["config"] = {**valid, **self.config}
         return self.replace(**changes) if changes else self
 
+    def without_declared(
+        self,
+        compile_kwargs: dict[str, Any],
+        config: dict[str, Any],
+        check: dict[str, Any] | None = None,
+    ) -> CheckOptions:
+        """These options (a finding's, which hold what its program declared) with every
+        setting the program declares, at the declared value, back at its default: what a
+        reducer checks candidates with, so that each candidate's own declarations decide
+        (a candidate that drops ``compile_kwargs = {"backend": "aoti"}`` is then checked
+        under ``torch.compile`` and refused, instead of kept and unable to fail alone)."""
+        defaults = CheckOptions()
+        changes: dict[str, Any] = {}
+        if (check or {}).get("grad") is True and self.grad:
+            changes["grad"] = False
+        for key in ("backend", "mode", "fullgraph", "dynamic"):
+            if key in compile_kwargs and getattr(self, key) == compile_kwargs[key]:
+                changes[key] = getattr(defaults, key)
+        if isinstance(compile_kwargs.get("options"), dict):
+            if self.inductor_options == compile_kwargs["options"]:
+                changes["inductor_options"] = {}
+        kept = {k: v for k, v in self.config.items() if not (k in config and config[k] == v)}
+        if kept != self.config:
+            changes["config"] = kept
+        return self.replace(**changes) if changes else self
+
     def compile_kwargs(self, backend: str | None = None) -> dict[str, Any]:
         """Keyword arguments for ``torch.compile``."""
         kw: dict[str, Any] = {"backend": backend or self.backend, "fullgraph": self.fullgraph}

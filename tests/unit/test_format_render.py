@@ -2,6 +2,7 @@ import ast
 import runpy
 
 import pytest
+import torch
 
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program, ProgramFormatError
@@ -226,3 +227,25 @@ def test_the_plain_repro_of_an_input_written_in_place_judges_the_inputs_too():
     out = scope["run"]()
     assert out["inputs after the calls"][0][0].tolist() == [0.0, 2.0]  # what eager wrote
     assert out["outputs"][0].item() == 0.0
+
+
+def test_the_repro_harness_makes_views_only_where_the_program_made_views():
+    """The rendered ``repro.py`` copies inputs as the oracle does: a fresh tensor stays fresh,
+    a view stays a view of a copy of its base, a tensor passed twice stays one tensor."""
+    from torchsmith.program.render import render_script
+
+    source = (
+        "import torch\n\n\n"
+        "def fn(x, v, a, b):\n"
+        "    flags = [x._is_view(), v._is_view(), a.data_ptr() == b.data_ptr()]\n"
+        "    return torch.tensor([float(f) for f in flags])\n\n\n"
+        "_T = torch.ones(4, 3)\n\n\n"
+        "def get_inputs():\n"
+        "    base = torch.arange(12.0)\n"
+        "    return [torch.zeros(2, 3), base[2:8].view(2, 3), _T, _T]\n"
+    )
+    script = render_script(Program(source=source, model="fn"))
+    ns: dict = {"__name__": "not_main"}
+    exec(compile(script, "repro.py", "exec"), ns)
+    assert ns["run_test"](None).tolist() == [0.0, 1.0, 1.0]
+    assert ns["run_test"](None, torch.float64).tolist() == [0.0, 1.0, 1.0]

@@ -191,3 +191,21 @@ def test_every_result_prints_with_its_categorys_style(verdict, phase):
     buf = io.StringIO()
     print_result(CheckResult(verdict, phase=phase, reason="r"), Console(file=buf, width=100))
     assert verdict.value.upper() in buf.getvalue()
+
+
+def test_declared_settings_come_back_out_of_a_findings_options():
+    """``without_declared`` undoes ``with_declared`` for what the program declares (the
+    reducer's options: each candidate declares for itself) and keeps the rest."""
+    declared = (
+        {"backend": "aoti", "dynamic": True},
+        {"inductor.cpp_wrapper": True},
+        {"grad": True},
+    )
+    mine_cfg = CheckOptions(config={"inductor.freezing": True}, tol=1e-3)
+    found = mine_cfg.with_declared(*declared)
+    assert found.backend == "aoti" and found.dynamic is True and found.grad
+    back = found.without_declared(*declared)
+    assert back == mine_cfg
+    # a value the user gave that differs from the declaration stays
+    mine = CheckOptions(backend="aot_eager").with_declared(*declared)
+    assert mine.without_declared(*declared).backend == "aot_eager"

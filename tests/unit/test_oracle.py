@@ -166,3 +166,20 @@ def test_wrong_values_outrank_a_stride_difference():
     assert compare(eager, same_values_other_layout, fp64, 1e-4).verdict is Verdict.META_MISMATCH
     wrong = (eager + 5.0).t().contiguous().t()
     assert compare(eager, wrong, fp64, 1e-4).verdict is Verdict.MISMATCH
+
+
+def test_inputs_are_views_only_where_the_program_made_views():
+    """Copies keep aliasing (a tensor passed twice, a view and its base: one storage) and
+    strides; a tensor that is no view and shares nothing stays a tensor of its own: export
+    and Dynamo trace a view input through its base, which the program never asked for."""
+    from torchsmith.oracle.runtime import prepare_inputs
+
+    a, c = torch.randn(3, 4), torch.randn(5)
+    b = torch.randn(4, 3).t()
+    for dtype in (None, torch.float64):
+        (x,) = prepare_inputs([[a, a, b, c, c[1:3], torch.randn(2, 3)]], "cpu", dtype)
+        assert x[0].data_ptr() == x[1].data_ptr()  # passed twice: one storage
+        assert x[2]._is_view() and x[2].stride() == (1, 3)  # the program's own view
+        assert x[4]._is_view() and x[4].data_ptr() - x[3].data_ptr() == x[3].element_size()
+        assert not x[5]._is_view() and x[5].stride() == (3, 1)  # fresh, shares nothing
+        assert all(torch.equal(u.double(), v.double()) for u, v in zip(x, [a, a, b, c, c[1:3]]))

@@ -52,13 +52,13 @@ def reduce(
     from torchsmith.finding import read_finding
     from torchsmith.program.format import ProgramFormatError
     from torchsmith.program.load import load_program
-    from torchsmith.reduce import reduce_program, write_reduced, write_repro
+    from torchsmith.reduce import finding_options, reduce_program, write_reduced, write_repro
 
     finding = None
     if target.is_dir() and (target / "meta.json").exists():
         finding = read_finding(target)
         given = given_option_fields(kw)
-        options = finding.options.overridden_by(build_options(dict(kw)), given)
+        options = finding_options(finding).overridden_by(build_options(dict(kw)), given)
         program, known = finding.program, finding.result
     else:
         options = build_options(kw)

@@ -26,6 +26,7 @@ import linecache
 import random
 import sys
 import types
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -216,15 +217,49 @@ def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bo
     Tensors that share storage (a tensor and its views, one tensor passed twice) still share it
     in the copies, with their sizes, strides and offsets, also when cast to another dtype or
     moved (the whole storage is copied once, then viewed): a float64 reference run sees the
-    same aliasing as eager. With ``grad`` every float tensor is a leaf of its own.
+    same aliasing as eager. A view stays a view (of a copy of its whole storage); a tensor
+    that is no view and shares its storage with no other input is copied as a tensor of its
+    own, same strides: never made a view the program did not make (``torch.compile`` and
+    ``torch.export`` trace a view input through its base). With ``grad`` every float tensor
+    is a leaf of its own.
     """
     bases: dict[tuple[int, int], torch.Tensor] = {}
+    uses: Counter[tuple[int, int]] = Counter()  # input tensors per storage (a repeat counts)
+
+    def storage_key(t: torch.Tensor) -> tuple[int, int] | None:
+        try:
+            st = t.untyped_storage()
+            return (st.data_ptr(), st.nbytes())
+        except (RuntimeError, NotImplementedError, TypeError):
+            return None
+
+    def count(t: torch.Tensor) -> torch.Tensor:
+        key = storage_key(t) if t.layout == torch.strided else None
+        if key is not None:
+            uses[key] += 1
+        return t
+
+    _map_tensors(inputs, count)
+
+    def alone(t: torch.Tensor) -> torch.Tensor | None:
+        """A copy of a tensor that is no view and shares nothing, or None."""
+        key = storage_key(t)
+        if t._is_view() or key is None or uses[key] > 1 or t.storage_offset() != 0:
+            return None
+        try:
+            want = dtype if dtype is not None and t.is_floating_point() else t.dtype
+            out = torch.empty_strided(t.size(), t.stride(), dtype=want, device=device)
+            return out.copy_(t)
+        except (RuntimeError, NotImplementedError, TypeError):  # overlapping strides
+            return None
 
     def one(t: torch.Tensor) -> torch.Tensor:
         want = dtype if dtype is not None and t.is_floating_point() else t.dtype
         new: torch.Tensor | None = None
         shareable = t.layout == torch.strided and not t.is_quantized and not t.is_meta
         if shareable and not (grad and t.is_floating_point()):
+            new = alone(t)
+        if new is None and shareable and not (grad and t.is_floating_point()):
             try:
                 st = t.untyped_storage()
                 key = (st.data_ptr(), st.nbytes())

@@ -34,12 +34,30 @@ TARGET = {model}
 _GLOBALS = dict(globals())  # every run starts from the globals the program defined
 
 
+def _storage_uses(x, uses):
+    # how many input tensors use each storage (a tensor passed twice counts twice)
+    for t in _leaves(x):
+        if isinstance(t, torch.Tensor) and t.layout == torch.strided:
+            st = t.untyped_storage()
+            uses[(st.data_ptr(), st.nbytes())] = uses.get((st.data_ptr(), st.nbytes()), 0) + 1
+    return uses
+
+
 def _cast(x, dtype, bases):
-    # a fresh copy; tensors sharing storage (views, one tensor passed twice) still share it
+    # a fresh copy; tensors sharing storage (views, one tensor passed twice) still share it;
+    # a tensor that is no view and shares nothing stays a tensor of its own (not a view)
     if isinstance(x, torch.Tensor):
         want = dtype if dtype is not None and x.is_floating_point() else x.dtype
         if GRAD and x.is_floating_point():  # its own leaf, to require grad (as torchsmith does)
             return x.detach().clone().to(device=DEVICE, dtype=want).requires_grad_(True)
+        try:
+            st = x.untyped_storage()
+            alone = bases["uses"].get((st.data_ptr(), st.nbytes()), 0) <= 1
+            if alone and not x._is_view() and x.storage_offset() == 0:
+                out = torch.empty_strided(x.size(), x.stride(), dtype=want, device=DEVICE)
+                return out.copy_(x)
+        except (RuntimeError, NotImplementedError, TypeError):
+            pass
         try:
             st = x.untyped_storage()
             key = (st.data_ptr(), st.nbytes(), want)
@@ -68,13 +86,14 @@ def run_test(backend, dtype=DTYPE):
             target = target.to(dtype)
         target = target.to(DEVICE)
     torch.manual_seed(SEED)
-    bases = {{}}
-    kwargs = _cast(get_kwargs() if "get_kwargs" in globals() else {{}}, dtype, bases)
+    raw_kwargs = get_kwargs() if "get_kwargs" in globals() else {{}}
     if "get_calls" in globals():
         calls = get_calls()
     else:
         calls = [get_inputs() if "get_inputs" in globals() else inputs_]
     calls = [a if isinstance(a, (list, tuple)) else [a] for a in calls]  # a bare tensor: one
+    bases = {{"uses": _storage_uses([raw_kwargs, calls], {{}})}}
+    kwargs = _cast(raw_kwargs, dtype, bases)
     calls = [_cast(list(args), dtype, bases) for args in calls]
     pre = [t.clone() for t in _leaves(calls) if isinstance(t, torch.Tensor)]
     fn = target

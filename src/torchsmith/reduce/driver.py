@@ -26,7 +26,7 @@ from torchsmith.dedup import signature
 from torchsmith.execute.worker import Worker
 from torchsmith.finding import Finding, update_meta, write_finding
 from torchsmith.options import CheckOptions
-from torchsmith.program.format import Program
+from torchsmith.program.format import Program, declared_settings
 from torchsmith.program.render import render_script
 from torchsmith.reduce.acceptance import script_reproduces, settle_target
 from torchsmith.reduce.interesting import Attempt, Judge, Target
@@ -567,6 +567,13 @@ def write_reduced(finding: Finding, res: ReductionResult) -> Finding | None:
     return new
 
 
+def finding_options(finding: Finding) -> CheckOptions:
+    """The options a finding is reduced with: those it was found with, less what its program
+    declares (each candidate's own declarations supply those, so a candidate that drops one
+    is judged without it)."""
+    return finding.options.without_declared(*declared_settings(finding.program.source))
+
+
 def reduce_finding(
     finding: Finding,
     worker: Worker,
@@ -580,7 +587,7 @@ def reduce_finding(
     fails the same way, or the reduced program did not hold on the full backend ladder.
     ``options`` default to the finding's own (those it was found with).
     """
-    opts = options or finding.options
+    opts = options or finding_options(finding)
     res = reduce_program(
         finding.program,
         opts,
