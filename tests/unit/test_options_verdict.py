@@ -138,6 +138,29 @@ def test_localize_different_failure_does_not_count():
     assert localize(original, "custom", lambda b: _result(Verdict.PASS, None))[0] is Stage.BACKEND
 
 
+def test_localize_a_crash_counts_only_with_the_same_exception_and_message():
+    """An earlier rung raising something else (``eager`` on a region with gradients) has a
+    failure of its own; the rung raising the same exception and message names the stage."""
+
+    def crash(exc, message):
+        ev = {"exc_type": exc, "message": message}
+        return CheckResult(Verdict.CRASH, phase=Phase.COMPILED, reason="r", evidence=ev)
+
+    original = crash("InductorError", "NotImplementedError: codegen invoke_subgraph")
+    other = crash("AssertionError", "fake_mode should be enabled for HOPs")
+
+    def run_rung(backend):
+        if backend == "eager":
+            return other
+        if backend == "aot_eager_decomp_partition":
+            return crash("InductorError", "NotImplementedError: codegen invoke_subgraph")
+        return _result(Verdict.PASS, None)
+
+    stage, table = localize(original, "inductor", run_rung)
+    assert stage is Stage.DECOMP and table["eager"] == "crash" and table["aot_eager"] == "pass"
+    assert localize(original, "inductor", lambda b: other)[0] is Stage.INDUCTOR
+
+
 # -- verdict categories: owned by verdict.py, asked everywhere else -------------------------------
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
