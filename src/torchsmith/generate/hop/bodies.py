@@ -48,6 +48,13 @@ UNARY = (
     "{a}.sort(-1).values",
     "{a}.cummax(-1).values",
     "{a}.unsqueeze(0).squeeze(0).neg()",
+    # matmul, layer_norm and index ops inside subgraphs (what bodies of real models hold)
+    "torch.matmul({a}.unsqueeze(-1), {a}.unsqueeze(-2)).sum(-1) * 0.1",
+    "torch.nn.functional.layer_norm({a}, {a}.shape[-1:])",
+    "{a}.gather(-1, {a}.argsort(-1))",
+    "{a}.index_select(-1, torch.arange({a}.shape[-1] - 1, -1, -1))",
+    "torch.nn.functional.pad({a}[..., 1:], (0, 1))",
+    "{a}.tanh().cumprod(-1)",
 )
 #: Binary ops on ``{a}`` and ``{b}`` (same shape).
 BINARY = (
