@@ -121,9 +121,19 @@ def normalize_message(message: str) -> str:
         if candidate and not _LEAD_INS.match(candidate):
             line = candidate
             break
+    line = _TYPE_LIST.sub(_sorted_types, line)
     for pattern, repl in _NORMALIZERS:
         line = pattern.sub(repl, line)
     return line.strip()[:MAX_MESSAGE]
+
+
+#: A list of Python types in a message (``[<class 'torch.Tensor'>, <class 'torch.SymInt'>]``):
+#: the operands' order is incidental (which argument the generator drew first), the types not.
+_TYPE_LIST = re.compile(r"\[(<class '[\w.]+'>(?:, <class '[\w.]+'>)+)\]")
+
+
+def _sorted_types(match: re.Match[str]) -> str:
+    return "[" + ", ".join(sorted(set(match.group(1).split(", ")))) + "]"
 
 
 # -- signatures -------------------------------------------------------------------------------------

@@ -306,3 +306,12 @@ def get_inputs():
     ops = source_ops(source)
     assert {"nested_compile_region", "scan", "map", "sin", "cos", "mul"} <= set(ops), ops
     assert "randn" not in ops and "manual_seed" not in ops
+
+
+def test_a_list_of_types_in_a_message_signs_alike_in_any_order():
+    """``vmap`` of ``cond`` hands ``cond`` a SymInt at whichever operand the program put it:
+    the operands' order is incidental, the types are the failure."""
+    msg = "Cond inputs must be a list of tensors, got [<class 'torch.Tensor'>, {}, {}]"
+    t, s = "<class 'torch.Tensor'>", "<class 'torch.SymInt'>"
+    assert normalize_message(msg.format(t, s)) == normalize_message(msg.format(s, t))
+    assert normalize_message(msg.format(t, t)) != normalize_message(msg.format(t, s))
