@@ -36,9 +36,17 @@ from torchsmith.verdict import Symptom
 GENERIC_OPS = frozenset(
     {"add", "sub", "mul", "div", "neg", "getitem", "setitem", "clone", "contiguous", "float"}
 )
-#: Symptoms whose signature names a failure (exception, signal), not ops.
+#: Symptoms whose signature names a failure (exception, signal, a guard's site), not ops.
 BEHAVIOUR = frozenset(
-    s.value for s in (Symptom.EXCEPTION, Symptom.SEGFAULT, Symptom.EXIT, Symptom.OOM, Symptom.HANG)
+    s.value
+    for s in (
+        Symptom.EXCEPTION,
+        Symptom.SEGFAULT,
+        Symptom.EXIT,
+        Symptom.OOM,
+        Symptom.HANG,
+        Symptom.DATA_DEPENDENT,
+    )
 )
 
 

@@ -40,6 +40,13 @@ def test_wrong_outputs_with_different_specific_ops_are_different_causes():
     assert not same_cause("wrong-value|inductor|add", "wrong-value|inductor|add,mul")  # glue only
 
 
+def test_data_dependent_guards_at_different_sites_are_different_causes():
+    """A lesser data-dependent crash is keyed by its site, like an exception by its message."""
+    site = "data-dependent|export|GuardOnDataDependentSymNode|data-dependent guard in {}|f.g"
+    assert not same_cause(site.format("roll"), site.format("cummaxmin"))
+    assert same_cause(site.format("roll"), site.format("roll").replace("f.g", "h.k"))
+
+
 def test_two_bodies_of_one_higher_order_op_bug_are_one_cause():
     """A region's wrong gradient reduced twice: bodies ``a * b`` and ``a + b`` (glue), one
     cause; a body that keeps a specific op is still its own cause."""
