@@ -55,6 +55,8 @@ SURFACES: dict[str, list[str]] = {
         'opinfo={"shapes": "boundary"}',
     ],
     "hop": ["--generator", "hop"],
+    # hop programs through export + AOTInductor, or torch.compile with the C++ wrapper
+    "export-hop": ["--generator", "export", "--gen-option", "bases=hop"],
 }
 
 
