@@ -128,7 +128,7 @@ def _scan(rng: random.Random, opts: HopOptions) -> Draft:
         f"    last, ys = scan(comb, {init}, y, dim={dim}, reverse={rev})",
         "    return last, ys",
     ]
-    return Draft(lines, top=["from torch._higher_order_ops import scan"])
+    return Draft(lines, top=["from torch._higher_order_ops.scan import scan"])
 
 
 ASSOC = {
@@ -153,14 +153,16 @@ def _assoc(rng: random.Random, opts: HopOptions) -> Draft:
         f"    out = associative_scan(combine, u, {dim}, reverse={rev}, combine_mode='generic')",
         "    return out",
     ]
-    return Draft(lines, top=["from torch._higher_order_ops import associative_scan"])
+    return Draft(
+        lines, top=["from torch._higher_order_ops.associative_scan import associative_scan"]
+    )
 
 
 def _map(rng: random.Random, opts: HopOptions) -> Draft:
     body = _body(rng, ["row", "extra"], opts)
     lines = _def("f", "row, extra", [*body, "return h"])
     lines += ["    return map_hop(f, x, y[0])"]
-    return Draft(lines, top=["from torch._higher_order_ops import map as map_hop"])
+    return Draft(lines, top=["from torch._higher_order_ops.map import map as map_hop"])
 
 
 def _region(rng: random.Random, opts: HopOptions) -> Draft:
@@ -254,7 +256,7 @@ def _nest(rng: random.Random, opts: HopOptions) -> Draft:
     top: list[str] = []
     check: dict[str, object] = {}
     if form == "scan_cond":
-        top = ["from torch._higher_order_ops import scan"]
+        top = ["from torch._higher_order_ops.scan import scan"]
         lines += _def(
             "comb",
             "carry, xs",
