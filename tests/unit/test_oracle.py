@@ -183,3 +183,21 @@ def test_inputs_are_views_only_where_the_program_made_views():
         assert x[4]._is_view() and x[4].data_ptr() - x[3].data_ptr() == x[3].element_size()
         assert not x[5]._is_view() and x[5].stride() == (3, 1)  # fresh, shares nothing
         assert all(torch.equal(u.double(), v.double()) for u, v in zip(x, [a, a, b, c, c[1:3]]))
+
+
+def test_an_unused_inputs_gradient_is_judged_as_zeros():
+    """Eager leaves an unused input's ``.grad`` None; a higher-order op's backward gives zeros
+    (``torch.cond``, by design: #141301). Both are judged as zeros, so the two agree."""
+    from torchsmith.options import CheckOptions
+    from torchsmith.oracle import runtime
+    from torchsmith.program.format import Program
+
+    source = (
+        "import torch\n\n\ndef fn(x, y):\n    return x.sin()\n\n\n"
+        "def get_inputs():\n    return [torch.ones(2, 3), torch.ones(2, 3)]\n"
+    )
+    loaded = runtime.load(Program(source, "fn", "unused", "generated"), 0)
+    run = runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=True)
+    grads = run.grads
+    assert torch.equal(grads["input1"], torch.zeros(2, 3))
+    assert bool(grads["input0"].abs().sum() > 0)  # a used input's gradient is itself

@@ -529,10 +529,13 @@ def _call(
             for t in leaves
         )
         total.backward()
+        # an unused input's gradient: None in eager, zeros from a higher-order op's backward
+        # (torch.cond returns zeros by design, #141301): "equivalent in practice", so both
+        # are judged as zeros; a wrong gradient still differs in value
         for i, t in enumerate(_float_leaves(calls)):
-            grads[f"input{i}"] = t.grad
+            grads[f"input{i}"] = t.grad if t.grad is not None else torch.zeros_like(t)
         for name, p in state.named_parameters():
-            grads[f"param:{name}"] = p.grad
+            grads[f"param:{name}"] = p.grad if p.grad is not None else torch.zeros_like(p)
     return _detach(out), grads
 
 

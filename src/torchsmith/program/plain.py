@@ -113,10 +113,12 @@ def _runner(program: Program, options: CheckOptions, judge_inputs: bool = False)
             "    floats = [t for t in _flat(outs) if isinstance(t, torch.Tensor) and t.requires_grad]",
             "    sum((t * torch.randn(t.shape, generator=g, dtype=torch.float64).to(t)).sum()"
             " for t in floats).backward()",
-            "    grads = [t.grad for t in _flat(leaves) if isinstance(t, torch.Tensor)"
+            "    grads = [t for t in _flat(leaves) if isinstance(t, torch.Tensor)"
             " and t.is_floating_point()]",
             "    if isinstance(target, torch.nn.Module):",
-            "        grads += [p.grad for p in target.parameters()]",
+            "        grads += list(target.parameters())",
+            "    # an unused input's gradient (None, or zeros from a higher-order op) is zeros",
+            "    grads = [t.grad if t.grad is not None else torch.zeros_like(t) for t in grads]",
             '    return {"outputs": [_cast(o, None) for o in outs], "gradients": grads}',
         ]
         lines.insert(lines.index("    outs = []") + 1, "    leaves = []")

@@ -121,9 +121,11 @@ def run_test(backend, dtype=DTYPE):
     )
     if isinstance(total, torch.Tensor):
         total.backward()
-    grads = [t.grad for t in _leaves(calls) if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    # an unused input's gradient, None or zeros (a higher-order op's backward), is zeros
+    floats = [t for t in _leaves(calls) if isinstance(t, torch.Tensor) and t.is_floating_point()]
     if isinstance(target, torch.nn.Module):
-        grads += [p.grad for _, p in target.named_parameters()]
+        floats += [p for _, p in target.named_parameters()]
+    grads = [t.grad if t.grad is not None else torch.zeros_like(t) for t in floats]
     return [_detached(out), grads]
 
 
