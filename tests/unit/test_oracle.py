@@ -201,3 +201,28 @@ def test_an_unused_inputs_gradient_is_judged_as_zeros():
     grads = run.grads
     assert torch.equal(grads["input1"], torch.zeros(2, 3))
     assert bool(grads["input0"].abs().sum() > 0)  # a used input's gradient is itself
+
+
+def test_two_runs_of_a_sparse_output_are_compared_dense():
+    """``torch.equal`` has no sparse kernel: a program returning a sparse tensor was an
+    internal error of the nondeterminism test (a 2-hour campaign's one error)."""
+    a = torch.tensor([[0.0, 1.5], [2.0, 0.0]]).to_sparse()
+    assert identical(a, a.clone())
+    assert not identical(a, (a.to_dense() * 2).to_sparse())
+    assert not identical(a, a.to_dense())  # layouts differ
+
+
+def test_a_sparse_output_is_judged_by_its_values():
+    from torchsmith.options import CheckOptions
+    from torchsmith.oracle import runtime
+    from torchsmith.program.format import Program
+
+    source = (
+        "import torch\n\n\ndef fn(x):\n    return (x * 2).to_sparse(), x\n\n\n"
+        "def get_inputs():\n    return [torch.tensor([[0.0, 1.5], [2.0, 0.0]])]\n"
+    )
+    loaded = runtime.load(Program(source, "fn", "sparse", "generated"), 0)
+    run = runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=False)
+    dense, same = run.out
+    assert dense.layout == torch.strided and torch.equal(dense, torch.tensor([[0, 3.0], [4, 0]]))
+    assert same.layout == torch.strided

@@ -230,6 +230,10 @@ def _differs(x: Any, y: Any) -> dict[str, Any] | None:
     if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor):
         if x.shape != y.shape or x.dtype != y.dtype or x.is_meta != y.is_meta:
             return {"first": _short(x), "second": _short(y)}
+        if x.layout != y.layout:
+            return {"first": f"{_short(x)} {x.layout}", "second": f"{_short(y)} {y.layout}"}
+        if x.layout != torch.strided and not x.is_meta:  # sparse: torch.equal has no kernel
+            x, y = x.to_dense(), y.to_dense()
         if x.is_meta or torch.equal(x, y):
             return None
         if x.is_floating_point() and torch.allclose(x, y, 0, 0, equal_nan=True):

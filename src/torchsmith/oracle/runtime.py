@@ -519,6 +519,8 @@ def _call(
             outs.append(fn(*args, **kwargs))
     out = outs if loaded.sequence else outs[0]
     if not grad:
+        if any(t.layout != torch.strided for t in tensor_leaves(out)):
+            out = _map_tensors(out, _dense)  # only then: containers are rebuilt
         return out, None
     leaves = [t for t in _float_leaves(out) if t.requires_grad]
     grads: dict[str, Any] = {}
@@ -540,4 +542,16 @@ def _call(
 
 
 def _detach(obj: Any) -> Any:
-    return _map_tensors(obj, lambda t: t.detach())
+    """Outputs as the judge reads them: detached, and a sparse (or other non-strided) tensor
+    as its dense values (the comparisons have no sparse kernels; a layout that differs
+    between eager and compiled is not judged)."""
+    return _map_tensors(obj, lambda t: _dense(t.detach()))
+
+
+def _dense(t: torch.Tensor) -> torch.Tensor:
+    if t.layout == torch.strided or t.is_meta:
+        return t
+    try:
+        return t.to_dense()
+    except (RuntimeError, NotImplementedError):
+        return t
