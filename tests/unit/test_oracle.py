@@ -226,3 +226,15 @@ def test_a_sparse_output_is_judged_by_its_values():
     dense, same = run.out
     assert dense.layout == torch.strided and torch.equal(dense, torch.tensor([[0, 3.0], [4, 0]]))
     assert same.layout == torch.strided
+
+
+def test_a_probe_explained_ulp_candidate_gets_its_reason():
+    """The probe clears an ulp candidate (figures in ulps, no RMSE): building its reason had
+    raised KeyError, which left the candidate standing as a mismatch (a var_mean of values
+    that cancel, 1.7e3 ulps from fp64, within reach of eager under reordering)."""
+    from torchsmith.oracle.sensitivity import LeafJudgement, explain
+
+    leaf = LeafJudgement("out", "float", True, "band", {"compiled_max_ulps": 1689.6,
+                                                       "band_max_ulps": 1715.6})  # fmt: skip
+    text = explain(leaf)
+    assert "1689.6" in text and "1715.6" in text

@@ -321,15 +321,19 @@ class RoundingMode(TorchDispatchMode):
             m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
             out = (torch.log(_seq_sum(torch.exp(x - m), dims, rev)) + m).to(x.dtype)
             return _squeeze(out, dims or list(range(x.dim())), bool(a.get("keepdim")))
-        if name in ("var", "std") and x.is_floating_point():
+        if name in ("var", "std", "var_mean", "std_mean") and x.is_floating_point():
             dims = _dims(a.get("dim"), x.dim())
             n = _numel(x, dims)
             corr = a.get("correction")
             corr = 1 if corr is None else corr
             mean = _seq_sum(x, dims, rev) / n
             var = _seq_sum((x - mean) ** 2, dims, rev) / max(n - corr, 0)
-            out = (var if name == "var" else var.sqrt()).to(x.dtype)
-            return _squeeze(out, dims or list(range(x.dim())), bool(a.get("keepdim")))
+            out = (var if name.startswith("var") else var.sqrt()).to(x.dtype)
+            shape = dims or list(range(x.dim()))
+            keep = bool(a.get("keepdim"))
+            if name.endswith("_mean"):  # (var or std, mean), each reordered
+                return (_squeeze(out, shape, keep), _squeeze(mean.to(x.dtype), shape, keep))
+            return _squeeze(out, shape, keep)
         if name == "linalg_vector_norm" and x.is_floating_point() and a.get("ord", 2) == 2:
             dims = _dims(a.get("dim"), x.dim())
             out = _seq_sum(x.abs() ** 2, dims, rev).sqrt().to(a.get("dtype") or x.dtype)

@@ -368,6 +368,12 @@ def explain(j: LeafJudgement) -> str:
             f"{j.output}: no further from a float64 run that also upcasts the program's own"
             " low-precision casts than eager is"
         )
+    if j.kind == "float" and "compiled_rmse" not in f:  # judged in ulps (oracle/ulps.py)
+        u = f.get("ulps", f)
+        return (
+            f"{j.output}: compiled's error in ulps ({u.get('compiled_max_ulps', '?')}) is within"
+            f" reach of eager with rounding-sized changes ({u.get('band_max_ulps', '?')} ulps)"
+        )
     if j.kind == "float":
         nan = f.get("nan")
         return (
