@@ -23,6 +23,10 @@ CONFIG_MODULES = {
 DEFAULT_TOL = 1e-4
 
 
+#: The ``compile_kwargs`` keys a program may declare that map onto check options of one name.
+DECLARED_KWARGS = ("backend", "mode", "fullgraph", "dynamic")
+
+
 @dataclasses.dataclass
 class CheckOptions(Jsonable):
     """How to compile and judge a program. Every field is JSON-safe."""
@@ -75,7 +79,7 @@ class CheckOptions(Jsonable):
         changes: dict[str, Any] = {}
         if (check or {}).get("grad") is True and not self.grad:
             changes["grad"] = True
-        for key in ("backend", "mode", "fullgraph", "dynamic"):
+        for key in DECLARED_KWARGS:
             if key in compile_kwargs and getattr(self, key) == getattr(defaults, key):
                 changes[key] = compile_kwargs[key]
         if isinstance(compile_kwargs.get("options"), dict) and not self.inductor_options:
@@ -106,7 +110,7 @@ class CheckOptions(Jsonable):
         changes: dict[str, Any] = {}
         if (check or {}).get("grad") is True and self.grad:
             changes["grad"] = False
-        for key in ("backend", "mode", "fullgraph", "dynamic"):
+        for key in DECLARED_KWARGS:
             if key in compile_kwargs and getattr(self, key) == compile_kwargs[key]:
                 changes[key] = getattr(defaults, key)
         if isinstance(compile_kwargs.get("options"), dict):

@@ -186,26 +186,37 @@ def source_ops(source: str) -> list[str]:
                 ops |= _ops_of(item, item.name != "__init__", called, imported)
                 methods += 1
     if not methods:  # a function program: its functions are the tested code
-        called |= set(functions) - _input_helpers(tree, functions)
+        called |= set(functions) - input_helpers(tree)
     return sorted(ops | _called_ops(functions, called, imported))
 
 
-def _input_helpers(tree: ast.Module, functions: dict[str, ast.AST]) -> set[str]:
-    """Module-level functions only the input functions call (``_rand(shape, seed)``)."""
-
-    def calls(node: ast.AST) -> set[str]:
-        return {
-            n.func.id
-            for n in ast.walk(node)
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-        }
-
-    by_inputs: set[str] = set()
-    for n in tree.body:
-        if isinstance(n, ast.FunctionDef) and n.name in _INPUT_FUNCTIONS:
-            by_inputs |= calls(n)
-    by_code = set().union(*(calls(f) for f in functions.values())) if functions else set()
-    return (by_inputs - by_code) & set(functions)
+def input_helpers(tree: ast.Module) -> set[str]:
+    """Module-level functions the input functions (``get_inputs``, ``get_calls``,
+    ``before_call``, ...) refer to and nothing else does: ``_rand(shape, seed)``. They are not the
+    tested code (signatures leave their ops out; the reducer leaves their bodies alone)."""
+    tested = [
+        n
+        for n in tree.body
+        if not (
+            isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name in _INPUT_FUNCTIONS
+        )
+    ]
+    used = {n.id for t in tested for n in ast.walk(t) if isinstance(n, ast.Name)}
+    by_inputs = {
+        n.id
+        for t in tree.body
+        if isinstance(t, ast.FunctionDef | ast.AsyncFunctionDef) and t.name in _INPUT_FUNCTIONS
+        for n in ast.walk(t)
+        if isinstance(n, ast.Name)
+    }
+    return {
+        n.name
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        and n.name not in _INPUT_FUNCTIONS
+        and n.name in by_inputs
+        and n.name not in used
+    }
 
 
 def _functions(tree: ast.Module) -> dict[str, ast.AST]:

@@ -38,8 +38,11 @@ def _storage_uses(x, uses):
     # how many input tensors use each storage (a tensor passed twice counts twice)
     for t in _leaves(x):
         if isinstance(t, torch.Tensor) and t.layout == torch.strided:
-            st = t.untyped_storage()
-            uses[(st.data_ptr(), st.nbytes())] = uses.get((st.data_ptr(), st.nbytes()), 0) + 1
+            try:
+                key = (t.untyped_storage().data_ptr(), t.untyped_storage().nbytes())
+            except (RuntimeError, NotImplementedError, TypeError):
+                continue
+            uses[key] = uses.get(key, 0) + 1
     return uses
 
 

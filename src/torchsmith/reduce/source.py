@@ -264,6 +264,16 @@ class Renamer(ast.NodeTransformer):
         return node
 
 
+class Swap(ast.NodeTransformer):
+    """Put ``new`` where the node ``old`` is (by identity); ``visit`` returns the new root."""
+
+    def __init__(self, old: ast.AST, new: ast.AST) -> None:
+        self.old, self.new = old, new
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        return self.new if node is self.old else self.generic_visit(node)
+
+
 class Substitute(ast.NodeTransformer):
     """Replace loads of names by expressions (copied at every use)."""
 

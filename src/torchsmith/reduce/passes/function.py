@@ -33,8 +33,9 @@ import copy
 from collections.abc import Iterator
 
 from torchsmith.program.format import CHECK_OPTIONS, COMPILE_CONFIG, COMPILE_KWARGS, dotted_name
+from torchsmith.program.ops import input_helpers
 from torchsmith.reduce.passes.base import Candidate, Context
-from torchsmith.reduce.source import ODD_DTYPES, View, dce, loads, stores, unparse
+from torchsmith.reduce.source import ODD_DTYPES, Swap, View, dce, loads, stores, unparse
 
 INPUT_FUNCTIONS = ("get_inputs", "get_calls", "get_kwargs")
 PROTOCOL = {"get_inputs", "get_calls", "get_kwargs", "before_call", "get_init_inputs"}
@@ -505,15 +506,14 @@ def _helpers(v: View) -> list[ast.FunctionDef]:
     """Functions whose bodies :func:`shrink_helpers` shrinks: module-level ones other than the
     entry and the protocol's, and those defined directly inside the entry function."""
     entry = v.forward
-    tested = [n for n in v.tree.body if not (isinstance(n, ast.FunctionDef) and n.name in PROTOCOL)]
-    used = {n.id for t in tested for n in ast.walk(t) if isinstance(n, ast.Name)}
-    out = [  # not the input helpers (``_rand``): only the protocol's functions call them
+    inputs_only = input_helpers(v.tree)  # ``_rand``: only the protocol's functions call it
+    out = [
         n
         for n in v.tree.body
         if isinstance(n, ast.FunctionDef)
         and n.name not in PROTOCOL
         and n is not entry
-        and n.name in used
+        and n.name not in inputs_only
     ]
     if entry is not None:
         out += [n for n in entry.body if isinstance(n, ast.FunctionDef)]
@@ -557,23 +557,8 @@ def shrink_helpers(ctx: Context) -> Iterator[Candidate]:
                     value = fn.body[i].value  # type: ignore[attr-defined]
                     target = [n for n in ast.walk(value) if isinstance(n, ast.Call)][c]
                     simpler = _simpler_calls(target)[j]
-                    if target is value:
-                        fn.body[i].value = simpler  # type: ignore[attr-defined]
-                    else:
-                        _replace(value, target, simpler)
+                    fn.body[i].value = Swap(target, simpler).visit(value)  # type: ignore[attr-defined]
                     yield f"helper {fn.name}: simpler call {i}.{c}.{j}", unparse(v.tree)
-
-
-def _replace(root: ast.AST, old: ast.AST, new: ast.expr) -> None:
-    """Put ``new`` where ``old`` is among ``root``'s descendants."""
-    for parent in ast.walk(root):
-        for field, value in ast.iter_fields(parent):
-            if value is old:
-                setattr(parent, field, new)
-                return
-            if isinstance(value, list) and any(v is old for v in value):
-                value[[i for i, v in enumerate(value) if v is old][0]] = new
-                return
 
 
 _MODULES = {"torch", "F", "nn", "math", "np", "operator"}

@@ -16,7 +16,16 @@ import copy
 from collections.abc import Callable, Iterator
 
 from torchsmith.reduce.passes.base import Candidate, Context
-from torchsmith.reduce.source import Renamer, Substitute, View, body_of, loads, stores, unparse
+from torchsmith.reduce.source import (
+    Renamer,
+    Substitute,
+    Swap,
+    View,
+    body_of,
+    loads,
+    stores,
+    unparse,
+)
 
 
 class _Reject(Exception):
@@ -149,7 +158,7 @@ def _inline_sites(v: View, method: ast.FunctionDef, is_target: Callable, expand:
             )
             stmts, value = expand(call)
             new_body += stmts
-            stmt = _Swap(call, value).visit(stmt)
+            stmt = Swap(call, value if value is not None else ast.Constant(None)).visit(stmt)
             count += 1
         new_body.append(stmt)
     method.body = new_body
@@ -158,17 +167,6 @@ def _inline_sites(v: View, method: ast.FunctionDef, is_target: Callable, expand:
 
 def _inner_targets(call: ast.Call, is_target: Callable) -> list[ast.Call]:
     return [n for n in ast.walk(call) if isinstance(n, ast.Call) and is_target(n)]
-
-
-class _Swap(ast.NodeTransformer):
-    def __init__(self, call: ast.Call, value: ast.expr | None) -> None:
-        self.call, self.value = call, value
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        if node is self.call:
-            return self.value if self.value is not None else ast.Constant(None)
-        self.generic_visit(node)
-        return node
 
 
 def _model_methods(v: View) -> list[ast.FunctionDef]:
