@@ -127,12 +127,16 @@ def sample(folder: Path, fuzz_pid: int | None) -> dict[str, Any]:
     }
 
 
-def run_leg(out: Path, until: str, seed: int, every: float, python: str) -> int:
+def run_leg(
+    out: Path, until: str, seed: int, every: float, python: str, extra: tuple[str, ...] = ()
+) -> int:
+    """Run (or resume) the campaign in ``out`` until ``until`` of campaign time, sampling the
+    curves every ``every`` seconds; ``extra``: more ``fuzz`` arguments for a new campaign."""
     exe = [sys.executable, "-m", "torchsmith", "fuzz", "--time", until, "--jobs", "1"]
     if (out / "campaign.db").exists():
         cmd = [*exe, "--resume", str(out)]
     else:
-        cmd = [*exe, "--seed", str(seed), "--out", str(out), "--python", python]
+        cmd = [*exe, "--seed", str(seed), "--out", str(out), "--python", python, *extra]
     print(" ".join(cmd), flush=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.Popen(cmd, env=env)

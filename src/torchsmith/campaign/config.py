@@ -42,11 +42,14 @@ CLI_FIELDS = {
     "pack": "pack",
     "config_space": "config_space",
     "inductor_cache_mb": "inductor_cache_mb",
+    "coverage_every": "coverage_every",
+    "steer": "steer",
 }
 
 #: The settings a campaign's summary and page show, in reading order.
 SHOWN_SETTINGS = ("generator", "gen_options", "seed", "count", "time_budget", "jobs",
-                  "known_file", "reduce", "reduce_budget", "python", "config_space")  # fmt: skip
+                  "known_file", "reduce", "reduce_budget", "python", "config_space",
+                  "coverage_every", "steer")  # fmt: skip
 
 #: The command-line spelling of the fields whose flag is not ``--field-name``.
 _FLAG = {
@@ -83,6 +86,10 @@ class CampaignConfig:
     #: Inductor cache of the campaign's workers, in all: one folder per slot (and the reducer),
     #: emptied past its share; 0 keeps Inductor's machine-wide folder (execute/inductor_cache.py)
     inductor_cache_mb: float = 4096.0
+    #: measure compiler line coverage of every N-th seed's program (0: never); campaign/steer.py
+    coverage_every: int = 0
+    #: steer the mix's family weights by the new compiler lines each family reaches
+    steer: bool = False
 
     #: What a resumed campaign may change; everything else decides which programs are checked.
     OVERRIDABLE = (
@@ -143,6 +150,7 @@ class CampaignConfig:
         if fields.get("config_space") not in (None, "default"):  # a file: absolute, and readable
             fields["config_space"] = str(Path(fields["config_space"]).resolve())
         config = cls(out=out, **fields)
+        config.check_coverage()
         validate_options(config.generator, config.gen_options)
         if config.config_space:
             load_space(config.config_space)  # a bad table file is refused here
@@ -177,6 +185,19 @@ class CampaignConfig:
             raise CampaignError(f"{out}: the campaign has no parameters")
         config = cls.from_params(out, params)
         return dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
+
+    def check_coverage(self) -> None:
+        """``--steer`` needs line coverage (sampled every 4th seed unless given) and a mix of
+        families to steer; a negative ``--coverage-every`` is refused (``ValueError``)."""
+        if self.coverage_every is None or self.coverage_every < 0:
+            raise ValueError(f"--coverage-every: 0 (off) or more, not {self.coverage_every}")
+        if self.steer and self.generator != "mix":
+            raise ValueError(
+                f"--steer steers the mix's family weights; the generator is {self.generator!r}:"
+                " use --generator mix (or --coverage-every N alone to measure its coverage)"
+            )
+        if self.steer and not self.coverage_every:
+            self.coverage_every = 4
 
     def to_params(self) -> dict[str, Any]:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

@@ -32,6 +32,7 @@ from torchsmith import dedup
 from torchsmith.campaign import pack
 from torchsmith.campaign.config import CampaignConfig, CampaignError
 from torchsmith.campaign.reducer import BackgroundReducer, refine_bug
+from torchsmith.campaign.steer import LineCoverage
 from torchsmith.campaign.store import DB_NAME, ProgramRow, RecordAck, Store
 from torchsmith.campaign.summary import summarize
 from torchsmith.campaign.writer import Writer
@@ -43,6 +44,7 @@ from torchsmith.execute.protocol import worker_env
 from torchsmith.execute.ray_pool import ActorLost
 from torchsmith.finding import FINDINGS, Finding, FindingMeta, read_finding, write_finding
 from torchsmith.generate import availability, mix
+from torchsmith.generate.coverage import compiler_lines
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.program.format import Program
 from torchsmith.program.ops import program_size, source_ops
@@ -157,6 +159,12 @@ class Campaign:
         self.pool: WorkerPool | None = None
         self.bg_reducer: BackgroundReducer | None = None
         self.space = ConfigSampler(config.config_space, config.options)  # fuzz --config-space
+        #: compiler line coverage of every N-th seed, steering the mix (fuzz --steer)
+        self.lines = (
+            LineCoverage(self.out, config.coverage_every, config.steer)
+            if config.coverage_every
+            else None
+        )
 
     # -- set-up -------------------------------------------------------------------------------
     def _new_generator(self) -> Generator:
@@ -257,6 +265,8 @@ class Campaign:
         pool: WorkerPool | None = None
         try:
             recorded = writer.call(self._prepare)
+            if self.lines is not None:
+                self.lines.load()
             self.seeds = SeedSource(cfg.seed, cfg.count, recorded)
             if self._shared_gen is None:  # families that cannot run here: left out, one message
                 self.config = availability.runnable(cfg, self.progress, writer, not self._factory)
@@ -426,6 +436,7 @@ class Campaign:
         with self._lock:  # a snapshot: other slots update the campaign's counters meanwhile
             ctx.coverage = Counter(self.coverage)
             ctx.yields = {k: (v[0], v[1]) for k, v in self.yields.items()}
+        ctx.boost = self.lines.boost() if self.lines is not None else {}
         t0 = time.perf_counter()
         try:
             program = given.program if given else self._generate(gen, seed, ctx)
@@ -472,6 +483,7 @@ class Campaign:
             row.worker_deaths = max(
                 0, (w.starts - starts) - (0 if was_alive else 1) + (0 if w.alive else 1)
             )
+            self._sample_lines(slot, row, program, opts if result is not None else None, result)
         if result is not None:
             self._fill(row, program, result, extra)
         row.wall_s = time.perf_counter() - t0
@@ -487,6 +499,25 @@ class Campaign:
         if ack.new_bug and row.category == "bug" and self.bg_reducer is not None:
             self.bg_reducer.submit(row.finding, ack.bug)
         return row
+
+    def _sample_lines(
+        self,
+        slot: Slot,
+        row: ProgramRow,
+        program: Program,
+        opts: Any,
+        result: CheckResult | None,
+    ) -> None:
+        """Measure the compiler lines of a sampled seed's valid program (one more compile in the
+        slot's worker, outside the check's work time) and credit its family with the new ones.
+        A program that killed or hung its worker is not compiled again for this."""
+        if self.lines is None or result is None or opts is None or not result.verdict.eager_valid:
+            return
+        if result.finding_kind == "fault" or not self.lines.sampled(row.seed):
+            return
+        got = compiler_lines(slot.worker, program, dataclasses.replace(opts, timeout=120.0))
+        if got is not None and not slot.aborted.is_set():
+            self.lines.record(row.generator, got, self.elapsed(), row.seed)
 
     def _fill(self, row: ProgramRow, program: Program, result: CheckResult, extra: dict) -> None:
         row.verdict = result.verdict.value

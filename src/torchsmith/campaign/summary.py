@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 from torchsmith.campaign.config import CampaignConfig
+from torchsmith.campaign.steer import read_curve
 from torchsmith.campaign.store import Bug, Store, liveness
 from torchsmith.finding import FINDINGS
 from torchsmith.known import KnownTable, Label, label, same_cause
@@ -91,4 +92,25 @@ def summarize(
         "phase_means": store.phase_means(),
         "nodes": store.nodes(),
         "findings_dir": str(store.path.parent / FINDINGS),
+        "coverage": coverage_summary(read_curve(store.path.parent)),
+    }
+
+
+def coverage_summary(curve: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Compiler lines the sampled programs ran (``fuzz --coverage-every``), the first sample's
+    (the baseline, credited to no family) and the new lines each family reached after it; None
+    when the campaign measured none."""
+    if not curve:
+        return None
+    families: Counter[str] = Counter()
+    samples: Counter[str] = Counter()
+    for row in curve[1:]:  # the first sample is the baseline (campaign/steer.py)
+        families[row["family"]] += int(row["new"])
+        samples[row["family"]] += 1
+    return {
+        "lines": curve[-1]["total"],
+        "baseline": curve[0]["total"],
+        "samples": len(curve),
+        "new_lines": dict(families.most_common()),
+        "samples_by_family": dict(sorted(samples.items())),
     }

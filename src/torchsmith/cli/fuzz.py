@@ -80,6 +80,21 @@ def _sigterm_as_interrupt() -> None:
     help="Inductor's compiled-kernel cache of the workers, in all (a folder per worker in DIR,"
     " emptied past its share); 0: Inductor's machine-wide folder, unbounded.",
 )
+@click.option(
+    "--coverage-every",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Measure Dynamo/AOTAutograd/Inductor line coverage of every N-th seed's program"
+    " (one more compile each; DIR/lines.jsonl); 0: off.",
+)
+@click.option(
+    "--steer/--no-steer",
+    default=False,
+    show_default=True,
+    help="Steer the mix's family weights toward families reaching compiler lines no earlier"
+    " program ran (measures coverage every 4th seed unless --coverage-every says otherwise).",
+)
 @click.option("--ray-cpus", default=1.0, show_default=True, help="CPUs per Ray actor.")
 @click.option("--ray-gpus", default=0.0, show_default=True, help="GPUs per Ray actor.")
 @python_option
@@ -105,6 +120,8 @@ def fuzz(
     ray_gpus: float,
     config_space: str | None,
     inductor_cache_mb: float,
+    coverage_every: int,
+    steer: bool,
     python: str | None,
     **kw: Any,
 ) -> None:
@@ -138,6 +155,8 @@ def fuzz(
         "pack": pack,
         "config_space": config_space,
         "inductor_cache_mb": inductor_cache_mb,
+        "coverage_every": coverage_every,
+        "steer": steer,
     }
     try:
         values["time_"] = parse_duration(time_) if time_ is not None else None

@@ -15,7 +15,11 @@ Features are strings with a prefix saying where they come from:
   ``dynamo:graphs_multi`` from Dynamo's counters.
 
 :func:`collect` runs inside a worker (job kind ``"call"``): it compiles the program once with
-caches off, so every pass runs and reports. The parent only ever sees the returned dict.
+caches off, so every pass runs and reports. The parent only ever sees the returned dict. With
+``lines=True`` it also measures the compiler's own Python lines (Dynamo, AOTAutograd, Inductor:
+:data:`TRACED`) with coverage.py, and reports the lines this worker process had not reported
+before (``report["lines"]``: file relative to torch's folder -> line numbers): a campaign keeps
+the union (:mod:`torchsmith.campaign.steer`), so a worker never sends a line twice.
 """
 
 from __future__ import annotations
@@ -61,6 +65,12 @@ _METRICS = (
 )
 
 
+#: The packages under torch's folder whose lines :func:`collect` measures.
+TRACED = ("_dynamo", "_functorch", "_inductor")
+#: Lines this worker process has reported already (file -> line numbers); worker-side only.
+_REPORTED: dict[str, set[int]] = {}
+
+
 def op_key(name: str) -> str:
     return f"op:{canonical_op(name)}"
 
@@ -74,9 +84,14 @@ def source_features(source: str) -> Counter[str]:
 
 # -- inside the worker --------------------------------------------------------------------------
 def collect(
-    program: Program, options: CheckOptions, emit: Any, backend: str = "inductor"
+    program: Program,
+    options: CheckOptions,
+    emit: Any,
+    backend: str = "inductor",
+    lines: bool = False,
 ) -> dict[str, Any]:
-    """Compile and run ``program`` once under ``backend``; report counters, lowerings, metrics.
+    """Compile and run ``program`` once under ``backend``; report counters, lowerings, metrics
+    and, with ``lines``, the compiler lines first run in this worker (:func:`_new_lines`).
 
     Runs in a worker only. Caches are off so the passes run even for a graph seen before.
     """
@@ -109,10 +124,14 @@ def collect(
         torch._functorch.config.patch(enable_autograd_cache=False),
     ]
     inductor_graph.GraphLowering.call_function = call_function  # type: ignore[method-assign]
+    tracer = _line_tracer() if lines else None
     try:
         with contextlib.ExitStack() as stack:
             for p in patched:
                 stack.enter_context(p)
+            if tracer is not None:
+                tracer.start()
+                stack.callback(tracer.stop)
             stack.enter_context(runtime.compiler_config(options))
             emit(Phase.LOAD)
             loaded = runtime.load(program, options.seed)
@@ -137,7 +156,41 @@ def collect(
     )
     report["metrics"]["vec_kernels"] = int(metrics.generated_cpp_vec_kernel_count)
     report["metrics"]["outer_loop_fusion"] = len(metrics.cpp_outer_loop_fused_inner_counts)
+    if tracer is not None:
+        report["lines"] = _new_lines(tracer)
     return report
+
+
+def _line_tracer() -> Any:
+    """A coverage.py measurement of the :data:`TRACED` packages, not yet started."""
+    import os
+
+    import coverage
+    import torch
+
+    root = os.path.dirname(torch.__file__)
+    include = [os.path.join(root, pkg, "*") for pkg in TRACED]
+    return coverage.Coverage(data_file=None, include=include, config_file=False)
+
+
+def _new_lines(tracer: Any) -> dict[str, list[int]]:
+    """The lines ``tracer`` measured that this worker has not reported yet, by file relative to
+    torch's folder; remembered as reported."""
+    import os
+
+    import torch
+
+    root = os.path.dirname(torch.__file__)
+    data = tracer.get_data()
+    out: dict[str, list[int]] = {}
+    for path in data.measured_files():
+        rel = os.path.relpath(path, root)
+        seen = _REPORTED.setdefault(rel, set())
+        fresh = set(data.lines(path) or ()) - seen
+        if fresh:
+            seen |= fresh
+            out[rel] = sorted(fresh)
+    return out
 
 
 # -- in the parent ------------------------------------------------------------------------------
@@ -201,10 +254,31 @@ class WorkerClient:
             return Counter()
         return report_features(outcome.result)
 
+    def lines(self, program: Program, backend: str = "inductor") -> dict[str, list[int]] | None:
+        """The compiler lines one compile of ``program`` ran that this worker had not reported
+        (None when the job fails)."""
+        return compiler_lines(self.worker, program, self.options, backend)
+
     def close(self) -> None:
         if self._own and self._worker is not None:
             self._worker.close()
             self._worker = None
+
+
+def compiler_lines(
+    worker: Worker, program: Program, options: CheckOptions, backend: str = "inductor"
+) -> dict[str, list[int]] | None:
+    """Run :func:`collect` with ``lines=True`` in ``worker``: the compiler lines the program's
+    compile ran that the worker had not reported before (file -> lines), or None when the job
+    did not come back (a death, a timeout). A program whose compile raises still reports the
+    lines it ran up to the error."""
+    from torchsmith.execute.protocol import Request
+
+    request = Request.call(COLLECT_FUNCTION, program, options, backend=backend, lines=True)
+    outcome = worker.run(request, options.timeout, options.memory_mb)
+    if outcome.status != "result" or not outcome.result:
+        return None
+    return dict(outcome.result.get("lines") or {})
 
 
 class Coverage:

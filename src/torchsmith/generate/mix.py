@@ -6,8 +6,10 @@ chosen by a seeded weighted draw, and that family generates the program; the pro
 figures (programs, validity, findings, distinct bugs: ``status``). Weights start from the
 ``weights`` option and follow the campaign: a family's weight is multiplied by
 ``1 + BOOST * (its bug findings + 1) / (its programs + PRIOR)`` relative to the others, from the
-yields the campaign reports in ``GenContext.yields``; with no yields yet (or ``adaptive=False``)
-the draw depends on the seed alone, so a campaign's first programs are the same every time.
+yields the campaign reports in ``GenContext.yields``, and by the coverage multiplier in
+``GenContext.boost`` (``fuzz --steer``: families reaching compiler lines no earlier program ran
+weigh more, :mod:`torchsmith.campaign.steer`); with neither yet (or ``adaptive=False``) the draw
+depends on the seed alone, so a campaign's first programs are the same every time.
 
 A family whose generator cannot be imported (an optional dependency missing) is dropped with a
 note; a family that yields nothing for a seed hands the seed to the next family in the draw. An
@@ -115,15 +117,18 @@ class MixGenerator:
         self.counts: Counter[str] = Counter()
 
     def current_weights(self, ctx: GenContext) -> dict[str, float]:
-        """The weights of this draw: the base weights, boosted by each family's bug yield."""
+        """The weights of this draw: the base weights, boosted by each family's bug yield and
+        multiplied by its coverage boost."""
         base = {n: self.weights[n] for n in self.generators}
         yields = getattr(ctx, "yields", None) or {}
-        if not self.adaptive or not yields:
+        boost = getattr(ctx, "boost", None) or {}
+        if not self.adaptive or not (yields or boost):
             return base
         out = {}
         for name, w in base.items():
             programs, bugs = yields.get(name, (0, 0))
-            out[name] = w * (1.0 + BOOST * (bugs + 1.0) / (programs + PRIOR))
+            out[name] = w * (1.0 + BOOST * (bugs + 1.0) / (programs + PRIOR)) if yields else w
+            out[name] *= boost.get(name, 1.0)
         return out
 
     def generate(self, seed: int, ctx: GenContext) -> Program | None:

@@ -26,14 +26,16 @@ _FALSE = {"0", "false", "no", "off", ""}
 
 @dataclasses.dataclass
 class GenContext:
-    """What a generator may use: an eager validity check, the campaign's coverage so far and
-    its yields per family."""
+    """What a generator may use: an eager validity check, the campaign's coverage so far, its
+    yields per family and, with coverage steering on, its family weight multipliers."""
 
     eager_check: Callable[[Program], CheckResult] | None = None
     coverage: Counter[str] = dataclasses.field(default_factory=Counter)
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: per generator family: (programs checked, compiler-bug findings) so far in the campaign
     yields: dict[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
+    #: per family: weight multiplier from compiler line coverage (torchsmith.campaign.steer)
+    boost: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 class Generator(Protocol):

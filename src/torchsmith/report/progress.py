@@ -235,6 +235,15 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
                 f"{rate:.1f}",
             )
         console.print(t)
+    cov = s.get("coverage")
+    if cov:
+        per = ", ".join(f"{k} {v}" for k, v in cov["new_lines"].items())
+        console.print(
+            f"compiler lines run: {cov['lines']} (from {cov['samples']} sampled programs;"
+            f" {cov['baseline']} in the first; new lines after it by family: {per})",
+            highlight=False,
+            markup=False,
+        )
     for family, reason in (s.get("families_left_out") or {}).items():
         console.print(f"family {family} left out: {reason}", highlight=False, markup=False)
     fd = s["findings_dir"]

@@ -1,0 +1,156 @@
+"""Compiler line coverage of a campaign, sampled, and family weights steered by it.
+
+Every ``every``-th seed (``seed % every == 0``: a draw independent of the family) has its
+program compiled once more in its slot's worker with coverage.py measuring Dynamo,
+AOTAutograd and Inductor (:func:`torchsmith.generate.coverage.compiler_lines`). The lines no
+earlier program of the campaign ran are that program's *new lines*, credited to its family.
+
+With steering on, the mix's family weights are multiplied by :meth:`LineCoverage.boost`: a
+family's recent new lines per sampled program (a decayed mean, so a family that stops reaching
+new code loses its boost) relative to the mean over families, clipped to ``[1/CLIP, CLIP]``. A
+family with fewer than ``MIN_SAMPLES`` samples keeps multiplier 1. With steering off the lines
+are still measured (the bench's "without" arm pays the same cost and has a coverage curve too).
+
+The campaign folder's ``lines.jsonl`` is owned here: one JSON object per sampled program
+(``t`` campaign seconds, ``seed``, ``family``, ``new`` count, ``lines`` file -> numbers).
+:meth:`LineCoverage.load` rebuilds the union, the per-family rates and the curve from it on
+``--resume``; a torn last line (a killed campaign) is skipped. The campaign's first sample is
+the baseline (every compile runs most of the pipeline's code: about 18,000 lines on torch 2.13
+CPU) and credits no family.
+
+Invariants: ``total`` is the size of the union of every recorded program's lines; a program's
+``new`` count is the size of its lines minus the union before it, so the counts sum to
+``total``; every multiplier lies in ``[1/CLIP, CLIP]``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+LINES_FILE = "lines.jsonl"
+#: Weight of the newest sample in a family's decayed mean of new lines.
+DECAY = 0.2
+MIN_SAMPLES = 3
+CLIP = 4.0
+
+
+class LineCoverage:
+    """The union of compiler lines a campaign's sampled programs ran, per-family novelty rates,
+    and the curve of the union's size over campaign time."""
+
+    def __init__(self, folder: Path | None = None, every: int = 4, steer: bool = False) -> None:
+        if every < 1:
+            raise ValueError(f"coverage sampling: every must be >= 1, not {every}")
+        self.every, self.steer = every, steer
+        self.path = Path(folder) / LINES_FILE if folder is not None else None
+        self.union: dict[str, set[int]] = {}
+        self.total = 0
+        self.rate: dict[str, float] = {}  # family -> decayed mean of new lines per sample
+        self.samples: dict[str, int] = {}
+        self.curve: list[tuple[float, int]] = []  # (campaign seconds, total) per sample
+        self._lock = threading.Lock()
+
+    def sampled(self, seed: int) -> bool:
+        """Whether ``seed``'s program has its lines measured."""
+        return seed % self.every == 0
+
+    def record(
+        self, family: str, lines: dict[str, list[int]], t: float = 0.0, seed: int | None = None
+    ) -> int:
+        """Add one sampled program's lines; returns how many no earlier program ran."""
+        with self._lock:
+            new = self._add(family, lines, t)
+            if self.path is not None:
+                row = {"t": round(t, 1), "seed": seed, "family": family, "new": new}
+                with self.path.open("a") as f:
+                    f.write(json.dumps({**row, "lines": lines}) + "\n")
+            return new
+
+    def _add(self, family: str, lines: dict[str, list[int]], t: float) -> int:
+        baseline = self.total == 0  # the first program runs the whole pipeline's common code
+        new = 0
+        for path, numbers in lines.items():
+            seen = self.union.setdefault(path, set())
+            before = len(seen)
+            seen.update(int(n) for n in numbers)
+            new += len(seen) - before
+        self.total += new
+        self.curve.append((t, self.total))
+        if baseline:
+            return new
+        n = self.samples.get(family, 0)
+        old = self.rate.get(family, float(new))
+        self.rate[family] = float(new) if n == 0 else (1 - DECAY) * old + DECAY * new
+        self.samples[family] = n + 1
+        return new
+
+    def load(self) -> int:
+        """Rebuild the state from ``lines.jsonl`` (``--resume``); returns the samples read."""
+        if self.path is None or not self.path.exists():
+            return 0
+        read = 0
+        with self._lock:
+            for line in self.path.read_text().splitlines():
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a torn last line: the sample is taken again with its seed
+                self._add(str(row["family"]), row.get("lines") or {}, float(row.get("t", 0)))
+                read += 1
+        return read
+
+    def boost(self) -> dict[str, float]:
+        """Family -> weight multiplier (empty with steering off or before any family has
+        :data:`MIN_SAMPLES` samples)."""
+        with self._lock:
+            if not self.steer:
+                return {}
+            ready = {f: r for f, r in self.rate.items() if self.samples[f] >= MIN_SAMPLES}
+            if not ready:
+                return {}
+            mean = sum(ready.values()) / len(ready)
+            if mean <= 0:
+                return dict.fromkeys(ready, 1.0)
+            return {f: min(CLIP, max(1 / CLIP, r / mean)) for f, r in ready.items()}
+
+    def summary(self) -> dict[str, Any]:
+        """Lines covered, samples, per-family rate and multiplier (JSON-safe)."""
+        boost = self.boost()
+        with self._lock:
+            return {
+                "lines": self.total,
+                "files": len(self.union),
+                "samples": sum(self.samples.values()),
+                "every": self.every,
+                "steer": self.steer,
+                "families": {
+                    f: {
+                        "samples": self.samples[f],
+                        "rate": round(self.rate[f], 1),
+                        "boost": round(boost.get(f, 1.0), 3),
+                    }
+                    for f in sorted(self.samples)
+                },
+            }
+
+
+def read_curve(folder: Path) -> list[dict[str, Any]]:
+    """``lines.jsonl``'s samples without their lines: ``t``, ``seed``, ``family``, ``new`` and
+    the running ``total`` (for benches and the summary)."""
+    path = Path(folder) / LINES_FILE
+    out: list[dict[str, Any]] = []
+    total = 0
+    if not path.exists():
+        return out
+    for line in path.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        row.pop("lines", None)
+        total += int(row.get("new", 0))
+        out.append({**row, "total": total})
+    return out
