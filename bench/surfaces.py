@@ -55,6 +55,8 @@ SURFACES: dict[str, list[str]] = {
         'opinfo={"shapes": "boundary"}',
     ],
     "hop": ["--generator", "hop"],
+    # training steps whose model routes its hidden layer through a higher-order op
+    "train-hop": ["--generator", "train", "--gen-option", "models=hop"],
     # hop programs through export + AOTInductor, or torch.compile with the C++ wrapper
     "export-hop": ["--generator", "export", "--gen-option", "bases=hop"],
 }

@@ -39,7 +39,7 @@ def test_same_seed_same_bytes_and_the_mix(many):
     assert [first(TrainGenerator(), s).source for s in range(8)] == [p.source for p in many[:8]]
     assert len({p.source for p in many}) == len(many)
     notes = [notes_of(p) for p in many]
-    assert set(Counter(n["model"] for n in notes)) == {"mlp", "conv", "norm", "embedding"}
+    assert set(Counter(n["model"] for n in notes)) == {"mlp", "conv", "norm", "embedding", "hop"}
     assert {"sgd", "adam", "adamw"} <= {n["opt"] for n in notes}
     ca = sum(n["compiled_autograd"] == "True" for n in notes)
     assert 10 <= ca <= 30, ca
@@ -53,7 +53,33 @@ def test_programs_are_canonical_and_declare_compiled_autograd(many):
         assert program_from_source(p.source, name=p.name, scripts=False).model == "Model"
         _, config, _ = declared_settings(p.source)
         ca = notes_of(p)["compiled_autograd"] == "True"
+        config.pop("dynamo.capture_scalar_outputs", None)  # the hop model's scan and map
         assert config == ({"dynamo.compiled_autograd": True} if ca else {}), p.source
+
+
+def test_the_hop_model_routes_its_hidden_layer_through_each_higher_order_op():
+    from torchsmith.generate.train.generator import TrainOptions, render_program
+    from torchsmith.generate.train.templates import ACTS, HOP_ROUTES
+
+    names = {"models": ["hop"], "optimizers": ["sgd", "adam"], "acts": list(ACTS)}
+    programs = [render_program(s, 0, TrainOptions(), names) for s in range(80)]
+    routes = Counter(notes_of(p)["route"] for p in programs)
+    assert set(routes) == set(HOP_ROUTES), routes
+    calls = {
+        "cond": "torch.cond(",
+        "checkpoint": "checkpoint.checkpoint(",
+        "region": "@torch.compiler.nested_compile_region",
+        "scan": "= scan(step,",
+        "map": "hop_map(",
+    }
+    captured = 0
+    for p in programs:
+        route = notes_of(p)["route"]
+        assert calls[route] in p.source, p.source
+        _, config, _ = declared_settings(p.source)
+        captured += route in ("scan", "map") and config.get("dynamo.capture_scalar_outputs", False)
+        assert route in ("scan", "map") or "dynamo.capture_scalar_outputs" not in config
+    assert captured >= 0.5 * (routes["scan"] + routes["map"])
 
 
 def test_a_step_trains_and_two_eager_runs_agree(many):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 import threading
 import time
 import traceback
@@ -32,6 +31,7 @@ from torchsmith import dedup
 from torchsmith.campaign import pack
 from torchsmith.campaign.config import CampaignConfig, CampaignError
 from torchsmith.campaign.reducer import BackgroundReducer, refine_bug
+from torchsmith.campaign.repair import relink_reductions, remove_orphans
 from torchsmith.campaign.steer import LineCoverage
 from torchsmith.campaign.store import DB_NAME, ProgramRow, RecordAck, Store
 from torchsmith.campaign.summary import summarize
@@ -42,7 +42,7 @@ from torchsmith.execute.inductor_cache import BoundedCache, slot_env
 from torchsmith.execute.pool import Slot, WorkerPool
 from torchsmith.execute.protocol import worker_env
 from torchsmith.execute.ray_pool import ActorLost
-from torchsmith.finding import FINDINGS, Finding, FindingMeta, read_finding, write_finding
+from torchsmith.finding import FINDINGS, Finding, read_finding, write_finding
 from torchsmith.generate import availability, mix
 from torchsmith.generate.coverage import compiler_lines
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
@@ -196,8 +196,8 @@ class Campaign:
         )
         self.elapsed_before = float(store.params().get("elapsed_s", 0.0))
         recorded = store.recorded_seeds()
-        self._remove_orphans(store, recorded)
-        self._relink_reductions(store)
+        remove_orphans(store, self.findings_dir, recorded)
+        relink_reductions(store, self.findings_dir)
         counts = store.counts()
         bugs = store.bugs(self.known)
         self.stats = {
@@ -215,43 +215,6 @@ class Campaign:
         self._known_bugs = {b.signature for b in bugs if b.category == "bug" and b.known}
         self.prepared = True
         return recorded
-
-    def _remove_orphans(self, store: Store, recorded: set[int]) -> None:
-        """Finding folders of seeds that were never recorded (killed between folder and row)."""
-        if not self.findings_dir.is_dir():
-            return
-        named = {r["finding"] for r in store.rows(with_finding=True)}
-        named |= {b.reduced_finding for b in store.bugs() if b.reduced_finding}
-        for folder in self.findings_dir.iterdir():
-            if not folder.is_dir():
-                continue
-            for tmp in folder.glob("*.tmp"):  # a write cut short; the real file is intact
-                tmp.unlink()
-            if folder.name in named:
-                continue
-            try:
-                info = read_finding(folder).info
-            except (OSError, ValueError):
-                info = FindingMeta()  # no meta.json: the write never finished
-            if info.reduced_from:
-                continue
-            if info.seed is None or info.seed not in recorded:
-                shutil.rmtree(folder, ignore_errors=True)
-
-    def _relink_reductions(self, store: Store) -> None:
-        """A reduced finding on disk whose refinement was lost to a kill is linked again."""
-        for bug in store.bugs():
-            if bug.category != "bug" or bug.reduced_finding:
-                continue
-            for row in store.rows(seed=bug.first_seed, with_finding=True):
-                try:
-                    info = read_finding(self.findings_dir / row["finding"]).info
-                    if info.reduced_to is None:
-                        continue
-                    reduced = read_finding(self.findings_dir / info.reduced_to)
-                except (OSError, ValueError):
-                    continue
-                refine_bug(store, bug.signature, reduced)
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:

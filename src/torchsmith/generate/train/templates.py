@@ -28,6 +28,7 @@ class NetSpec:
     inputs: list[str]  # get_inputs() body, lines (``g`` is a seeded torch.Generator)
     loss: str  # an expression of ``out`` and ``target``
     act: str
+    route: str = ""  # the hop template: the higher-order op the hidden layer goes through
 
 
 def _act(rng: random.Random, acts: list[str]) -> str:
@@ -135,6 +136,66 @@ def embedding(rng: random.Random, acts: list[str]) -> NetSpec:
     return NetSpec("embedding", _cls(init, forward), inputs, loss, act)
 
 
+#: How the ``hop`` template routes the hidden layer through a higher-order op.
+HOP_ROUTES = ("cond", "checkpoint", "region", "scan", "map")
+
+
+def hop(rng: random.Random, acts: list[str]) -> NetSpec:
+    """An MLP whose hidden layer goes through a higher-order op, so the training step's backward
+    (compiled autograd's, in half the programs) runs that op's backward: ``torch.cond`` on an
+    input element (no rounding can flip it), activation checkpointing, a
+    ``nested_compile_region`` called twice with the layer's weights, a ``scan`` over the batch
+    whose step reads a parameter, or a ``map`` over rows."""
+    d_in, hidden, d_out = rng.choice((4, 8)), rng.choice((8, 16)), rng.choice((2, 4))
+    batch, act = rng.randint(3, 8), _act(rng, acts)
+    route = rng.choice(HOP_ROUTES)
+    init = [
+        f"self.fc1 = nn.Linear({d_in}, {hidden})",
+        f"self.mid = nn.Linear({hidden}, {hidden})",
+        f"self.act = {ACTS[act]}",
+        f"self.fc2 = nn.Linear({hidden}, {d_out})",
+    ]
+    top: list[str] = []
+    forward = ["h = self.act(self.fc1(x))"]
+    if route == "cond":
+        forward += [
+            "h = torch.cond(x[0, 0] > 0, lambda t: self.act(self.mid(t)), lambda t: t * 0.5 + 1,"
+            " (h,))"
+        ]
+    elif route == "checkpoint":
+        init.append("self.block = nn.Sequential(self.mid, self.act)")
+        forward += ["h = torch.utils.checkpoint.checkpoint(self.block, h, use_reentrant=False)"]
+    elif route == "region":
+        top = [
+            "@torch.compiler.nested_compile_region",
+            "def block(h, w, b):",
+            "    return torch.tanh(h @ w.t() + b)",
+            "",
+            "",
+        ]
+        forward += ["h = block(h, self.mid.weight, self.mid.bias)"] * rng.choice((1, 2))
+    elif route == "scan":
+        top = ["from torch._higher_order_ops.scan import scan", "", ""]
+        init.append(f"self.decay = nn.Parameter(torch.full(({hidden},), 0.5))")
+        forward += [
+            "def step(carry, row):",
+            "    new = torch.tanh(carry * self.decay + row)",
+            "    return new, new * 2",
+            "",
+            "h = self.mid(h)",
+            "_, ys = scan(step, torch.zeros_like(h[0]), h)",
+            "h = ys + h",
+        ]
+    else:
+        top = ["from torch._higher_order_ops.map import map as hop_map", "", ""]
+        forward += [
+            "h = hop_map(lambda r, w, b: torch.tanh(w @ r + b), h, self.mid.weight, self.mid.bias)"
+        ]
+    forward += ["return self.fc2(h)"]
+    inputs = _regression(batch, f"{batch}, {d_in}", d_out)
+    return NetSpec("hop", top + _cls(init, forward), inputs, _mse(rng), act, route)
+
+
 def _mse(rng: random.Random) -> str:
     return rng.choice(
         (
@@ -150,4 +211,5 @@ TEMPLATES: dict[str, Callable[[random.Random, list[str]], NetSpec]] = {
     "conv": conv,
     "norm": norm,
     "embedding": embedding,
+    "hop": hop,
 }
