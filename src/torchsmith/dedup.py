@@ -90,13 +90,21 @@ def unwrap_message(message: str) -> str:
     """The op and the inner error of Dynamo's generic fake-tensor wrapper
     (``fake tensor call to mm: a and b must have ...``), the compiler's first error of a C++
     compile error (``C++ compile error: no matching function for call to ...``), the torch site
-    of a data-dependent guard (``data-dependent guard in _refs/__init__.py in logsumexp``); any other
-    message unchanged.
+    of a data-dependent guard (``data-dependent guard in _refs/__init__.py in logsumexp``), the
+    higher-order op and the graph break behind Dynamo's "doesn't work unless it is captured
+    completely" wrapper (``uncaptured torch.cond: Attempted to inline function marked as skipped
+    (_LazyGraphModule._lazy_forward)``); any other message unchanged.
 
     Invariant: the result does not depend on the torch release's wrapper wording, so the same
     inner failure keys alike on 2.6 and 2.13, and different inner failures key apart."""
     if (dde_site := ddguard.site(message)) is not None:
         return dde_site
+    if (uncaptured := _UNCAPTURED.search(message)) is not None:
+        hop = _HOP_NAME.search(message)
+        skipped = _SKIPPED_FN.search(message)
+        where = f" ({skipped.group(1).rsplit('.<locals>.', 1)[-1]})" if skipped else ""
+        name = hop.group(1) if hop else "higher-order op"
+        return f"uncaptured {name}: {uncaptured.group(1).strip()}{where}"
     if any("C++ compile error" in line for line in message.split("\n", 3)[:3]):
         first = _CPP_ERROR.search(message.split("C++ compile error", 1)[1])
         return f"C++ compile error: {first.group(1).strip()}" if first else message
@@ -110,6 +118,14 @@ def unwrap_message(message: str) -> str:
     # inside the repr Dynamo writes): the message is what comes before
     inner = re.split(r"(?:\\n|\n)Exception raised from ", inner, maxsplit=1)[0].strip()
     return f"fake tensor call to {name.rsplit('.', 1)[-1]}: {inner}"
+
+
+#: Dynamo's wrapper around a graph break inside a higher-order op's body, the break's first line.
+_UNCAPTURED = re.compile(
+    r"captured completely with torch\.compile\. Got graph break/error:\s*\n\s*(\S[^\n]*)"
+)
+_HOP_NAME = re.compile(r"Higher Order Operator: ([\w.]+)")
+_SKIPPED_FN = re.compile(r"the function `([^`]+)`")
 
 
 def normalize_message(message: str) -> str:

@@ -315,3 +315,35 @@ def test_a_list_of_types_in_a_message_signs_alike_in_any_order():
     t, s = "<class 'torch.Tensor'>", "<class 'torch.SymInt'>"
     assert normalize_message(msg.format(t, s)) == normalize_message(msg.format(s, t))
     assert normalize_message(msg.format(t, t)) != normalize_message(msg.format(t, s))
+
+
+def _uncaptured(hop: str, reason: str, fn: str) -> str:
+    return (
+        "This higher order operator doesn't work unless it is captured completely with"
+        f" torch.compile. Got graph break/error:\n\n{reason}\n  Higher Order Operator: {hop}\n"
+        f"  Explanation: Dynamo developers have intentionally marked that the function `{fn}`"
+        " should not be traced.\n  Hint: Avoid calling the function."
+    )
+
+
+def test_an_uncaptured_higher_order_op_is_keyed_by_its_op_and_inner_graph_break():
+    cond = _uncaptured(
+        "torch.cond",
+        "Attempted to inline function marked as skipped",
+        "_LazyGraphModule._lazy_forward",
+    )
+    scan = _uncaptured(
+        "torch.ops.higher_order.scan",
+        "Attempted to call function marked as skipped",
+        "setup_stacktrace_preservation_hooks.<locals>.get_prehook.<locals>.prehook",
+    )
+    assert normalize_message(cond) == (
+        "uncaptured torch.cond: Attempted to inline function marked as skipped"
+        " (_LazyGraphModule._lazy_forward)"
+    )
+    assert normalize_message(scan) == (
+        "uncaptured torch.ops.higher_order.scan: Attempted to call function marked as skipped"
+        " (prehook)"
+    )
+    old = "Cond doesn't work unless it is captured completely with torch.compile. Scroll up."
+    assert normalize_message(old) == old  # 2.6's wording has no inner reason: unchanged
