@@ -94,8 +94,8 @@ def fn(x, n):
     return x * n * SCALE
 
 
-def get_calls():
-    return [([torch.ones(3), 2], {}), ([torch.ones(4), 3], {})]
+def get_calls():  # argument lists, as the runtime reads them (two arguments: never a pair)
+    return [[torch.ones(3), 2], [torch.ones(4), 3]]
 
 
 def before_call(i, target):
@@ -110,6 +110,23 @@ def _eager_part(script: str) -> dict:
     scope: dict = {"__name__": "plain_test"}
     exec(compile(head, "<plain>", "exec"), scope)
     return scope
+
+
+def test_the_plain_repro_reads_get_calls_as_the_runtime_does():
+    # It unpacked each call as an (args, kwargs) pair: a call of two arguments ran as
+    # fn(*first, **second), and every other call raised (a campaign finding's repro_plain.py).
+    from torchsmith.oracle.runtime import load
+    from torchsmith.program.format import Program
+    from torchsmith.program.plain import plain_script
+
+    src = PLAIN_FN.replace(
+        "def get_calls():", "def get_kwargs():\n    return {}\n\n\ndef get_calls():"
+    )
+    prog = Program(source=src, model="fn", name="seq")
+    loaded = load(prog)
+    scope = _eager_part(plain_script(prog))
+    assert [c.args[1] for c in loaded.calls] == [2, 3]
+    assert [o.shape[0] for o in scope["run"]()] == [3, 4]
 
 
 def test_the_plain_repro_runs_every_call_with_before_call_in_eager_and_float64():
@@ -194,7 +211,7 @@ def fn(x, scale: float):
 
 
 def get_calls():
-    return [([torch.randn(3, 4), 2.0], {}), ([torch.randn(5, 4), 2.0], {})]
+    return [[torch.randn(3, 4), 2.0], [torch.randn(5, 4), 2.0]]
 """
 
 
@@ -249,3 +266,31 @@ def test_the_repro_harness_makes_views_only_where_the_program_made_views():
     exec(compile(script, "repro.py", "exec"), ns)
     assert ns["run_test"](None).tolist() == [0.0, 1.0, 1.0]
     assert ns["run_test"](None, torch.float64).tolist() == [0.0, 1.0, 1.0]
+
+
+ALIASED = """
+import torch
+
+
+def fn(x, y):
+    y.mul_(2.0)
+    return x * float(torch.is_grad_enabled() is False)
+
+
+def get_calls():
+    x = torch.ones(3, 2)
+    return [[x, x[1:]]]
+"""
+
+
+def test_the_plain_repro_keeps_aliased_inputs_aliased_and_runs_without_grad_as_torchsmith_does():
+    # It copied each argument on its own (x[1:] no longer a view of x) and ran with autograd
+    # on: a campaign's aliased-input crash, reproduced by the harness, passed in repro_plain.py.
+    import torch
+
+    from torchsmith.program.plain import plain_script
+
+    scope = _eager_part(plain_script(Program(source=ALIASED, model="fn", name="alias")))
+    for dtype in (None, torch.float64):
+        (out,) = scope["run"](dtype=dtype)
+        assert out.tolist() == [[1.0, 1.0], [2.0, 2.0], [2.0, 2.0]]  # rows 1-2 doubled via y

@@ -40,23 +40,45 @@ def _runner(program: Program, options: CheckOptions, judge_inputs: bool = False)
     place)."""
     names = _defined(program.source)
     is_class = program.model in names and f"class {program.model}" in program.source
-    if "get_calls" in names:
-        calls = "get_calls()"
+    kwargs = "get_kwargs()" if "get_kwargs" in names else "{}"
+    if "get_calls" in names:  # a list of argument lists; get_kwargs() applies to each
+        calls = f"[(c, {kwargs}) for c in get_calls()]"
     else:
-        kwargs = "get_kwargs()" if "get_kwargs" in names else "{}"
         inputs = "get_inputs()" if "get_inputs" in names else "inputs"
         calls = f"[({inputs}, {kwargs})]"
     build = f"{program.model}()"
     if is_class and "get_init_inputs" in names:
         build = f"_make({program.model}, get_init_inputs())"
     lines = [
-        "def _cast(x, dtype):",
+        "def _tensors(x):",
         "    if isinstance(x, torch.Tensor):",
-        "        x = x.detach().clone()",
-        "        return x.to(dtype) if dtype is not None and x.is_floating_point() else x",
+        "        return [x]",
         "    if isinstance(x, (list, tuple)):",
-        "        return type(x)(_cast(v, dtype) for v in x)",
-        "    return {k: _cast(v, dtype) for k, v in x.items()} if isinstance(x, dict) else x",
+        "        return [t for v in x for t in _tensors(v)]",
+        "    return [t for v in x.values() for t in _tensors(v)] if isinstance(x, dict) else []",
+        "",
+        "",
+        "def _cast(x, dtype, memo=None):",
+        "    # fresh copies (cast to dtype) that share storage where the originals did: a view",
+        "    # stays a view, one tensor passed twice stays one; nothing else becomes a view",
+        "    if memo is None:",
+        "        memo = {'uses': {}}",
+        "        for t in _tensors(x):",
+        "            k = t.untyped_storage().data_ptr()",
+        "            memo['uses'][k] = memo['uses'].get(k, 0) + 1",
+        "    if isinstance(x, torch.Tensor):",
+        "        x = x.detach()",
+        "        want = dtype if dtype is not None and x.is_floating_point() else x.dtype",
+        "        k = x.untyped_storage().data_ptr()",
+        "        if memo['uses'].get(k, 0) <= 1 and not x._is_view():",
+        "            return x.clone().to(want)",
+        "        if k not in memo:",
+        "            flat = torch.empty(0, dtype=x.dtype).set_(x.untyped_storage())",
+        "            memo[k] = flat.clone().to(want)",
+        "        return memo[k].as_strided(x.size(), x.stride(), x.storage_offset())",
+        "    if isinstance(x, (list, tuple)):",
+        "        return type(x)(_cast(v, dtype, memo) for v in x)",
+        "    return {k: _cast(v, dtype, memo) for k, v in x.items()} if isinstance(x, dict) else x",
         "",
         "",
         "def _judged(x):",
@@ -140,14 +162,16 @@ def _runner(program: Program, options: CheckOptions, judge_inputs: bool = False)
     elif judge_inputs:
         lines += [
             "        args = _cast(args, dtype)",
-            "        outs.append(call(*args, **_cast(kwargs, dtype)))",
+            "        with torch.no_grad():  # as torchsmith runs a program whose gradients it does not judge",
+            "            outs.append(call(*args, **_cast(kwargs, dtype)))",
             "        written.append(args)",
             '    return {"outputs": outs, "inputs after the calls": written}',
         ]
         lines.insert(lines.index("    outs = []") + 1, "    written = []")
     else:
         lines += [
-            "        outs.append(call(*_cast(args, dtype), **_cast(kwargs, dtype)))",
+            "        with torch.no_grad():  # as torchsmith runs a program whose gradients it does not judge",
+            "            outs.append(call(*_cast(args, dtype), **_cast(kwargs, dtype)))",
             "    return outs",
         ]
     return lines
