@@ -91,20 +91,19 @@ def unwrap_message(message: str) -> str:
     (``fake tensor call to mm: a and b must have ...``), the compiler's first error of a C++
     compile error (``C++ compile error: no matching function for call to ...``), the torch site
     of a data-dependent guard (``data-dependent guard in _refs/__init__.py in logsumexp``), the
-    higher-order op and the graph break behind Dynamo's "doesn't work unless it is captured
-    completely" wrapper (``uncaptured torch.cond: Attempted to inline function marked as skipped
-    (_LazyGraphModule._lazy_forward)``); any other message unchanged.
+    graph break behind Dynamo's "doesn't work unless it is captured completely" wrapper, with
+    the function it refused (``uncaptured higher-order op: Attempted to inline function marked as
+    skipped (_LazyGraphModule._lazy_forward)``: the op itself is left out, since one refusal of
+    a subgraph's function breaks ``cond`` and ``map`` alike); any other message unchanged.
 
     Invariant: the result does not depend on the torch release's wrapper wording, so the same
     inner failure keys alike on 2.6 and 2.13, and different inner failures key apart."""
     if (dde_site := ddguard.site(message)) is not None:
         return dde_site
     if (uncaptured := _UNCAPTURED.search(message)) is not None:
-        hop = _HOP_NAME.search(message)
         skipped = _SKIPPED_FN.search(message)
         where = f" ({skipped.group(1).rsplit('.<locals>.', 1)[-1]})" if skipped else ""
-        name = hop.group(1) if hop else "higher-order op"
-        return f"uncaptured {name}: {uncaptured.group(1).strip()}{where}"
+        return f"uncaptured higher-order op: {uncaptured.group(1).strip()}{where}"
     if any("C++ compile error" in line for line in message.split("\n", 3)[:3]):
         first = _CPP_ERROR.search(message.split("C++ compile error", 1)[1])
         return f"C++ compile error: {first.group(1).strip()}" if first else message
@@ -124,7 +123,6 @@ def unwrap_message(message: str) -> str:
 _UNCAPTURED = re.compile(
     r"captured completely with torch\.compile\. Got graph break/error:\s*\n\s*(\S[^\n]*)"
 )
-_HOP_NAME = re.compile(r"Higher Order Operator: ([\w.]+)")
 _SKIPPED_FN = re.compile(r"the function `([^`]+)`")
 
 

@@ -326,7 +326,7 @@ def _uncaptured(hop: str, reason: str, fn: str) -> str:
     )
 
 
-def test_an_uncaptured_higher_order_op_is_keyed_by_its_op_and_inner_graph_break():
+def test_an_uncaptured_higher_order_op_is_keyed_by_its_inner_graph_break_and_refused_function():
     cond = _uncaptured(
         "torch.cond",
         "Attempted to inline function marked as skipped",
@@ -338,12 +338,13 @@ def test_an_uncaptured_higher_order_op_is_keyed_by_its_op_and_inner_graph_break(
         "setup_stacktrace_preservation_hooks.<locals>.get_prehook.<locals>.prehook",
     )
     assert normalize_message(cond) == (
-        "uncaptured torch.cond: Attempted to inline function marked as skipped"
+        "uncaptured higher-order op: Attempted to inline function marked as skipped"
         " (_LazyGraphModule._lazy_forward)"
     )
+    as_map = cond.replace("torch.cond", "torch.ops.higher_order.map_impl")
+    assert normalize_message(as_map) == normalize_message(cond)  # one refusal, two ops
     assert normalize_message(scan) == (
-        "uncaptured torch.ops.higher_order.scan: Attempted to call function marked as skipped"
-        " (prehook)"
+        "uncaptured higher-order op: Attempted to call function marked as skipped (prehook)"
     )
     old = "Cond doesn't work unless it is captured completely with torch.compile. Scroll up."
     assert normalize_message(old) == old  # 2.6's wording has no inner reason: unchanged
