@@ -76,3 +76,16 @@ def test_adams_compile_time_bias_correction_is_not_called_a_precision_bug(worker
     assert result.verdict is Verdict.PASS, result.reason
     assert "within reach of eager variants" in result.reason
     assert "compile-path" in result.evidence["probe"]["runs"]
+
+
+def test_adams_compile_time_step_is_no_mismatch_when_a_parameter_cancels(worker, data_dir):
+    # Thousands of ulps (a bias of ~1e-3 after three AdamW steps): the ulp rule called it a
+    # `mismatch`, and the mismatch probe had no compile-path run (only the precision
+    # judgement had): a bug-tier false alarm of the train-hop campaign.
+    from torchsmith.program.load import load_program
+
+    p = load_program(data_dir / "train_adamw_cancelling_bias.py")
+    options = CheckOptions(backend="aot_eager", timeout=600, localize=False)
+    result = check_program(p, options, worker)
+    assert result.verdict.category.value in ("pass", "not-judged"), result.reason
+    assert "compile-path" in result.evidence["probe"]["runs"]

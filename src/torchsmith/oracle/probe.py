@@ -38,7 +38,10 @@ class CompilePath:
     float, so its bias corrections lose digits compiled (accepted when it was written,
     pytorch#88173). A precision loss that this eager run shows too is that library's choice,
     not the compiler's. Measured: 19 of 81 programs of a 12-minute train campaign (torch
-    2.13) were ``imprecise`` at the dynamo stage for that reason alone; SGD showed none."""
+    2.13) were ``imprecise`` at the dynamo stage for that reason alone; SGD showed none. After
+    three AdamW steps a parameter that cancels to a small value is thousands of ulps off, a
+    ``mismatch`` by the ulp rule: so the mismatch probe runs it too, not only the precision
+    judgement (a train-hop campaign's one bug-tier false alarm)."""
 
     def __enter__(self) -> CompilePath:
         self._saved = torch.compiler.is_compiling
@@ -95,6 +98,7 @@ class Probe:
                 self.runs[f"boundary{side:+d}"] = out
         for _ in range(PAIRS):
             self.add_pair()
+        self.add_compile_path()  # Adam's float32 step: thousands of ulps after a few steps
 
     def add_compile_path(self) -> None:
         """The eager run that takes library code's compile-time branches (:class:`CompilePath`)."""
