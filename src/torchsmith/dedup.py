@@ -32,6 +32,9 @@ MAX_MESSAGE = 200
 
 _NORMALIZERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
+    # Inductor's make_fallback on an op that has a decomposition: the op is whichever the
+    # reused subgraph holds (a region used as a cond branch: roll, clamp, gelu alike)
+    (re.compile(r"(both a fallback and a decomp for same op:) aten\.[\w.]+"), r"\1 <op>"),
     # quoted file names first, so the path rule below does not leave the quotes dangling
     (re.compile(r"""File "[^"]*", line \d+"""), "File <path>"),
     (re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.\-+@~]+){2,}(?::\d+)?"), "<path>"),

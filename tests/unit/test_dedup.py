@@ -348,3 +348,9 @@ def test_an_uncaptured_higher_order_op_is_keyed_by_its_inner_graph_break_and_ref
     )
     old = "Cond doesn't work unless it is captured completely with torch.compile. Scroll up."
     assert normalize_message(old) == old  # 2.6's wording has no inner reason: unchanged
+
+
+def test_a_fallback_and_decomp_clash_is_keyed_without_its_op():
+    msg = "LoweringException: AssertionError: both a fallback and a decomp for same op: aten.{}.default"
+    assert normalize_message(msg.format("gelu")) == normalize_message(msg.format("clamp"))
+    assert "<op>" in normalize_message(msg.format("roll"))
