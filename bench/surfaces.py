@@ -10,7 +10,10 @@ labelled causes), run for ``--minutes`` on the same seed, then analyzed like
 * ``train``: the ``train`` family (compiled training steps, compiled autograd on and off);
 * ``shapes``: the graph and opinfo families with ``shapes=boundary`` only;
 * ``hop``: the ``hop`` family (higher-order ops and function transforms: cond, while_loop, scan,
-  associative_scan, map, nested compile regions, flex attention, vmap, grad, checkpoint).
+  associative_scan, map, nested compile regions, flex attention, vmap, grad, checkpoint);
+* ``config-hop``: the hop family under sampled non-default settings;
+* ``train-hop``: training steps whose model's hidden layer goes through a higher-order op;
+* ``export-hop``: hop programs through export + AOTInductor or the C++ wrapper.
 
 Per surface: programs, validity, findings, signatures, causes, the labels (``new``, ``known``,
 ``lesser``) and new causes per CPU-hour (one job: wall time is CPU time). Tameness and false
@@ -22,7 +25,7 @@ public-issue search) before it is called a bug.
     python bench/surfaces.py --minutes 60 --python /work/venv26/bin/python --out runs/surfaces-26
     python bench/surfaces.py --analyze runs/surfaces-213       # the figures again
 
-Not a test: six hour-long campaigns.
+Not a test: nine hour-long campaigns (pick some with ``--surfaces``).
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ SURFACES: dict[str, list[str]] = {
         'opinfo={"shapes": "boundary"}',
     ],
     "hop": ["--generator", "hop"],
+    # hop programs under sampled non-default settings (bisected to the settings they need)
+    "config-hop": ["--generator", "hop", "--config-space", "default"],
     # training steps whose model routes its hidden layer through a higher-order op
     "train-hop": ["--generator", "train", "--gen-option", "models=hop"],
     # hop programs through export + AOTInductor, or torch.compile with the C++ wrapper
