@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,15 +90,11 @@ class LineCoverage:
 
     def load(self) -> int:
         """Rebuild the state from ``lines.jsonl`` (``--resume``); returns the samples read."""
-        if self.path is None or not self.path.exists():
+        if self.path is None:
             return 0
         read = 0
         with self._lock:
-            for line in self.path.read_text().splitlines():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a torn last line: the sample is taken again with its seed
+            for row in _rows(self.path):
                 self._add(str(row["family"]), row.get("lines") or {}, float(row.get("t", 0)))
                 read += 1
         return read
@@ -116,40 +113,25 @@ class LineCoverage:
                 return dict.fromkeys(ready, 1.0)
             return {f: min(CLIP, max(1 / CLIP, r / mean)) for f, r in ready.items()}
 
-    def summary(self) -> dict[str, Any]:
-        """Lines covered, samples, per-family rate and multiplier (JSON-safe)."""
-        boost = self.boost()
-        with self._lock:
-            return {
-                "lines": self.total,
-                "files": len(self.union),
-                "samples": sum(self.samples.values()),
-                "every": self.every,
-                "steer": self.steer,
-                "families": {
-                    f: {
-                        "samples": self.samples[f],
-                        "rate": round(self.rate[f], 1),
-                        "boost": round(boost.get(f, 1.0), 3),
-                    }
-                    for f in sorted(self.samples)
-                },
-            }
+
+def _rows(path: Path) -> Iterator[dict[str, Any]]:
+    """The samples of a ``lines.jsonl``, in order; a torn line (a killed campaign) is skipped:
+    its seed is sampled again when the campaign resumes."""
+    if not path.exists():
+        return
+    for line in path.read_text().splitlines():
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            continue
 
 
 def read_curve(folder: Path) -> list[dict[str, Any]]:
     """``lines.jsonl``'s samples without their lines: ``t``, ``seed``, ``family``, ``new`` and
     the running ``total`` (for benches and the summary)."""
-    path = Path(folder) / LINES_FILE
     out: list[dict[str, Any]] = []
     total = 0
-    if not path.exists():
-        return out
-    for line in path.read_text().splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    for row in _rows(Path(folder) / LINES_FILE):
         row.pop("lines", None)
         total += int(row.get("new", 0))
         out.append({**row, "total": total})

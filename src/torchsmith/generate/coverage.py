@@ -254,11 +254,6 @@ class WorkerClient:
             return Counter()
         return report_features(outcome.result)
 
-    def lines(self, program: Program, backend: str = "inductor") -> dict[str, list[int]] | None:
-        """The compiler lines one compile of ``program`` ran that this worker had not reported
-        (None when the job fails)."""
-        return compiler_lines(self.worker, program, self.options, backend)
-
     def close(self) -> None:
         if self._own and self._worker is not None:
             self._worker.close()
