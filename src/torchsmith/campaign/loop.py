@@ -479,6 +479,13 @@ class Campaign:
         if result.finding_kind == "fault" or not self.lines.sampled(row.seed):
             return
         got = compiler_lines(slot.worker, program, dataclasses.replace(opts, timeout=120.0))
+        if got is None and self.lines.total == 0 and not self.lines.warned:
+            self.lines.warned = True  # said once: e.g. no coverage.py under --python
+            self.progress.event(
+                "error",
+                f"seed {row.seed}: no line coverage came back"
+                " (is coverage.py installed in the workers' Python?)",
+            )
         if got is not None and not slot.aborted.is_set():
             self.lines.record(row.generator, got, self.elapsed(), row.seed)
 

@@ -52,6 +52,7 @@ class LineCoverage:
         self.rate: dict[str, float] = {}  # family -> decayed mean of new lines per sample
         self.samples: dict[str, int] = {}
         self.curve: list[tuple[float, int]] = []  # (campaign seconds, total) per sample
+        self.warned = False  # the campaign said once that a sample came back empty
         self._lock = threading.Lock()
 
     def sampled(self, seed: int) -> bool:
