@@ -89,3 +89,17 @@ def test_adams_compile_time_step_is_no_mismatch_when_a_parameter_cancels(worker,
     result = check_program(p, options, worker)
     assert result.verdict.category.value in ("pass", "not-judged"), result.reason
     assert "compile-path" in result.evidence["probe"]["runs"]
+
+
+def test_an_explained_mismatch_next_to_an_imprecise_leaf_is_judged_by_that_leaf(worker, data_dir):
+    # The probe explained the 1.7e3-ulp weight (compile-path run), and only an `imprecise` bias
+    # was left: the verdict stayed the explained leaf's `mismatch` (a config-train false alarm).
+    # Now the leaf left is judged on its own (the precision judgement clears it).
+    from torchsmith.program.load import load_program
+
+    p = load_program(data_dir / "train_adamw_explained_next_to_imprecise.py")
+    options = CheckOptions(backend="aot_eager", timeout=600, localize=False)
+    result = check_program(p, options, worker)
+    assert result.verdict is Verdict.PASS, result.reason
+    assert result.evidence["output"] == "out[1]"
+    assert result.evidence["explained_candidate"]["candidate"] == "mismatch"

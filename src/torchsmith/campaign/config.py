@@ -44,12 +44,13 @@ CLI_FIELDS = {
     "inductor_cache_mb": "inductor_cache_mb",
     "coverage_every": "coverage_every",
     "steer": "steer",
+    "avoid_repeats": "avoid_repeats",
 }
 
 #: The settings a campaign's summary and page show, in reading order.
 SHOWN_SETTINGS = ("generator", "gen_options", "seed", "count", "time_budget", "jobs",
                   "known_file", "reduce", "reduce_budget", "python", "config_space",
-                  "coverage_every", "steer")  # fmt: skip
+                  "coverage_every", "steer", "avoid_repeats")  # fmt: skip
 
 #: The command-line spelling of the fields whose flag is not ``--field-name``.
 _FLAG = {
@@ -90,6 +91,8 @@ class CampaignConfig:
     coverage_every: int = 0
     #: steer the mix's family weights by the new compiler lines each family reaches
     steer: bool = False
+    #: check fewer programs whose features mostly repeated a cause already found; campaign/avoid.py
+    avoid_repeats: bool = False
 
     #: What a resumed campaign may change; everything else decides which programs are checked.
     OVERRIDABLE = (

@@ -29,6 +29,7 @@ from typing import Any
 
 from torchsmith import dedup
 from torchsmith.campaign import pack
+from torchsmith.campaign.avoid import Avoidance, features
 from torchsmith.campaign.config import CampaignConfig, CampaignError
 from torchsmith.campaign.reducer import BackgroundReducer, refine_bug
 from torchsmith.campaign.repair import relink_reductions, remove_orphans
@@ -44,7 +45,6 @@ from torchsmith.execute.protocol import worker_env
 from torchsmith.execute.ray_pool import ActorLost
 from torchsmith.finding import FINDINGS, Finding, read_finding, write_finding
 from torchsmith.generate import availability, mix
-from torchsmith.generate.coverage import compiler_lines
 from torchsmith.generate.protocol import GenContext, Generator, get_generator
 from torchsmith.program.format import Program
 from torchsmith.program.ops import program_size, source_ops
@@ -165,6 +165,8 @@ class Campaign:
             if config.coverage_every
             else None
         )
+        #: counts of programs repeating a cause, per feature (fuzz --avoid-repeats)
+        self.avoid = Avoidance(self.out) if config.avoid_repeats else None
 
     # -- set-up -------------------------------------------------------------------------------
     def _new_generator(self) -> Generator:
@@ -230,6 +232,8 @@ class Campaign:
             recorded = writer.call(self._prepare)
             if self.lines is not None:
                 self.lines.load()
+            if self.avoid is not None:
+                self.avoid.load()
             self.seeds = SeedSource(cfg.seed, cfg.count, recorded)
             if self._shared_gen is None:  # families that cannot run here: left out, one message
                 self.config = availability.runnable(cfg, self.progress, writer, not self._factory)
@@ -395,6 +399,7 @@ class Campaign:
         name = getattr(gen, "name", None) or cfg.generator
         row = ProgramRow(seed=seed, generator=str(name), options=cfg.options.to_dict())
         ops: list[str] = []
+        feats: tuple[str, ...] = ()
         picked, extra = {}, {}  # the seed's sampled settings, its finding's config meta
         with self._lock:  # a snapshot: other slots update the campaign's counters meanwhile
             ctx.coverage = Counter(self.coverage)
@@ -417,6 +422,12 @@ class Campaign:
             row.name, row.digest = program.name, program.digest
             row.lines, row.ops = program_size(program)
             ops = source_ops(program.source)
+            feats = features(program.notes, ops) if self.avoid is not None else ()
+            if self.avoid is not None and not given:  # fuzz --avoid-repeats
+                ok, why = self.avoid.accept(seed, feats)
+                if not ok:
+                    row.status, row.reason = "avoided", f"repeats: {why}"[:500]
+        if program is not None and row.status != "avoided":
             was_alive, starts = w.alive, w.starts
             w.reset_work()
             try:
@@ -446,7 +457,10 @@ class Campaign:
             row.worker_deaths = max(
                 0, (w.starts - starts) - (0 if was_alive else 1) + (0 if w.alive else 1)
             )
-            self._sample_lines(slot, row, program, opts if result is not None else None, result)
+            if self.lines is not None and result is not None and not slot.aborted.is_set():
+                self.lines.sample(
+                    slot.worker, row, program, opts, result, self.elapsed(), self.progress.event
+                )
         if result is not None:
             self._fill(row, program, result, extra)
         row.wall_s = time.perf_counter() - t0
@@ -459,35 +473,12 @@ class Campaign:
         self._count(row, ack, ops)
         if ack.inserted and result is not None:
             self.space.record(picked, extra.get("config_settings", {}), row.category == "bug")
+        if self.avoid is not None and ack.inserted and row.status == "checked":
+            repeat = row.category == "bug" and (row.known or not ack.new_bug)
+            self.avoid.record(seed, feats, repeat)
         if ack.new_bug and row.category == "bug" and self.bg_reducer is not None:
             self.bg_reducer.submit(row.finding, ack.bug)
         return row
-
-    def _sample_lines(
-        self,
-        slot: Slot,
-        row: ProgramRow,
-        program: Program,
-        opts: Any,
-        result: CheckResult | None,
-    ) -> None:
-        """Measure the compiler lines of a sampled seed's valid program (one more compile in the
-        slot's worker, outside the check's work time) and credit its family with the new ones.
-        A program that killed or hung its worker is not compiled again for this."""
-        if self.lines is None or result is None or opts is None or not result.verdict.eager_valid:
-            return
-        if result.finding_kind == "fault" or not self.lines.sampled(row.seed):
-            return
-        got = compiler_lines(slot.worker, program, dataclasses.replace(opts, timeout=120.0))
-        if got is None and self.lines.total == 0 and not self.lines.warned:
-            self.lines.warned = True  # said once: e.g. no coverage.py under --python
-            self.progress.event(
-                "error",
-                f"seed {row.seed}: no line coverage came back"
-                " (is coverage.py installed in the workers' Python?)",
-            )
-        if got is not None and not slot.aborted.is_set():
-            self.lines.record(row.generator, got, self.elapsed(), row.seed)
 
     def _fill(self, row: ProgramRow, program: Program, result: CheckResult, extra: dict) -> None:
         row.verdict = result.verdict.value

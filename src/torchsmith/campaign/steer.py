@@ -25,11 +25,14 @@ Invariants: ``total`` is the size of the union of every recorded program's lines
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from torchsmith.generate.coverage import compiler_lines
 
 LINES_FILE = "lines.jsonl"
 #: Weight of the newest sample in a family's decayed mean of new lines.
@@ -99,6 +102,35 @@ class LineCoverage:
                 self._add(str(row["family"]), row.get("lines") or {}, float(row.get("t", 0)))
                 read += 1
         return read
+
+    def sample(
+        self,
+        worker: Any,
+        row: Any,
+        program: Any,
+        opts: Any,
+        result: Any,
+        t: float,
+        event: Callable[[str, str], None] = lambda kind, text: None,
+    ) -> None:
+        """Measure the compiler lines of a sampled seed's (``row.seed``) valid program: one more
+        compile in ``worker``, outside the check's work time; credit ``row.generator`` with the
+        new ones. A program that made a fault (killed or hung its worker) is not compiled again.
+        The first empty answer is said once through ``event`` (no coverage.py under --python)."""
+        if not result.verdict.eager_valid or result.finding_kind == "fault":
+            return
+        if not self.sampled(row.seed):
+            return
+        got = compiler_lines(worker, program, dataclasses.replace(opts, timeout=120.0))
+        if got is None and self.total == 0 and not self.warned:
+            self.warned = True
+            event(
+                "error",
+                f"seed {row.seed}: no line coverage came back"
+                " (is coverage.py installed in the workers' Python?)",
+            )
+        if got is not None:
+            self.record(row.generator, got, t, row.seed)
 
     def boost(self) -> dict[str, float]:
         """Family -> weight multiplier (empty with steering off or before any family has

@@ -95,6 +95,13 @@ def _sigterm_as_interrupt() -> None:
     help="Steer the mix's family weights toward families reaching compiler lines no earlier"
     " program ran (measures coverage every 4th seed unless --coverage-every says otherwise).",
 )
+@click.option(
+    "--avoid-repeats/--no-avoid-repeats",
+    default=False,
+    show_default=True,
+    help="Check fewer programs whose features (generator notes, their pairs, ops) mostly led"
+    " to causes the campaign already has; the others are recorded as avoided (DIR/avoid.jsonl).",
+)
 @click.option("--ray-cpus", default=1.0, show_default=True, help="CPUs per Ray actor.")
 @click.option("--ray-gpus", default=0.0, show_default=True, help="GPUs per Ray actor.")
 @python_option
@@ -122,6 +129,7 @@ def fuzz(
     inductor_cache_mb: float,
     coverage_every: int,
     steer: bool,
+    avoid_repeats: bool,
     python: str | None,
     **kw: Any,
 ) -> None:
@@ -157,6 +165,7 @@ def fuzz(
         "inductor_cache_mb": inductor_cache_mb,
         "coverage_every": coverage_every,
         "steer": steer,
+        "avoid_repeats": avoid_repeats,
     }
     try:
         values["time_"] = parse_duration(time_) if time_ is not None else None

@@ -206,10 +206,49 @@ def probe_judgement(
                     judged, verdict = j, verdict_of(more)
                 elif verdict_of(more) is Verdict.UNSTABLE:
                     verdict = Verdict.UNSTABLE
+        bad = [j for j in leaves if not j.explained]
+        if bad and all(j.kind == "value" for j in bad):  # candidates explained, others left
+            return _left_over(runner, options, dtype, parts, bad[0], judged, probe, leaves)
         return _finish(judged, verdict, leaves, probe, options, parts)
     except Exception as e:  # never lose a verdict to the probe's own failure
         judged.evidence["probe"] = {"error": f"{type(e).__name__}: {e}"[:500]}
         return judged
+
+
+def _left_over(
+    runner: Any,
+    options: Any,
+    dtype: torch.dtype | None,
+    parts: Parts,
+    leaf: LeafJudgement,
+    judged: Judgement,
+    probe: Probe,
+    leaves: list[LeafJudgement],
+) -> Judgement:
+    """The probe explained every candidate leaf; left are leaves the probe does not judge
+    (``imprecise``, a stride, a dtype, a non-numeric value). The judgement is the first such
+    leaf's own, an ``imprecise`` one re-judged by :func:`precision_judgement`; never the
+    explained candidate's ``mismatch`` (a 1.7e3-ulp AdamW drift the compile-path run explained
+    was reported as a wrong value because a bias next to it was ``imprecise``)."""
+    prefix = part_of(leaf.output, parts)
+    ref, res, fp64 = parts[prefix]
+    fresh = compare_leaf(
+        leaf.output,
+        dict(flatten(ref, prefix))[leaf.output],
+        dict(flatten(res, prefix))[leaf.output],
+        (leaf_map(fp64, prefix) or {}).get(leaf.output),
+        options.tol,
+    )
+    if fresh is None:  # cannot happen (the probe saw it fail); keep the candidate
+        return _finish(judged, verdict_of(leaves), leaves, probe, options, parts)
+    summary = probe.summary() | {"candidate": judged.verdict.value}
+    summary["candidate_reason"] = judged.reason
+    summary["leaves"] = [j.to_dict() for j in leaves]
+    evidence = {**fresh.evidence, "output": leaf.output, "explained_candidate": summary}
+    left = Judgement(fresh.verdict, fresh.reason, evidence)
+    if left.verdict is Verdict.IMPRECISE:
+        return precision_judgement(runner, options, dtype, parts, left)
+    return left
 
 
 def _finish(
