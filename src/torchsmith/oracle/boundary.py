@@ -14,9 +14,8 @@ import math
 from typing import Any
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
-from torchsmith.oracle.perturb import eps_of, schema_args
+from torchsmith.oracle.perturb import HopMode, eps_of, is_hop, schema_args
 
 aten = torch.ops.aten
 
@@ -29,7 +28,7 @@ _ARG = {aten.argmax: True, aten.argmin: False}
 _EXTREME = {aten.max: True, aten.min: False}
 
 
-class BoundaryMode(TorchDispatchMode):
+class BoundaryMode(HopMode):
     """Eager where every near-boundary decision goes the other way (``side`` +1 or -1).
 
     An operand within ``margin * eps * magnitude`` of a boundary is nudged by that much towards
@@ -52,6 +51,8 @@ class BoundaryMode(TorchDispatchMode):
         return torch.where(torch.isfinite(step), x64 + step, x64)
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        if is_hop(func):
+            return self.hop(func, args, kwargs)
         kwargs = dict(kwargs or {})
         real = func(*args, **kwargs)
         if func._schema.is_mutable:

@@ -59,8 +59,42 @@ def _map(obj: Any, fn: Callable[[Any], Any]) -> Any:
     return fn(obj)
 
 
+class HopMode(TorchDispatchMode):
+    """A probe's dispatch mode that also runs programs with higher-order ops (``cond``, ``map``,
+    ``scan``, a ``nested_compile_region``...): each reaches :meth:`hop` (a plain mode makes
+    eager raise "no rule registered for HigherOrderOperator"), which runs the op itself with
+    its body functions wrapped to run under the mode again, so their ops pass through it too
+    (the op's own eager kernel refuses to start under a mode). A body that cannot be wrapped
+    runs as it is."""
+
+    supports_higher_order_operators = True
+
+    def hop(self, func: Any, args: Any, kwargs: Any) -> Any:
+        kwargs = dict(kwargs or {})
+        wrapped = [self._under(a) if _is_body(a) else a for a in args]
+        try:
+            return func(*wrapped, **kwargs)
+        except Exception:
+            return func(*args, **kwargs)
+
+    def _under(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*a: Any, **k: Any) -> Any:
+            with self:
+                return fn(*a, **k)
+
+        return run
+
+
+def _is_body(a: Any) -> bool:
+    return callable(a) and not isinstance(a, torch.Tensor | type)
+
+
+def is_hop(func: Any) -> bool:
+    return isinstance(func, torch._ops.HigherOrderOperator)
+
+
 # -- precision -----------------------------------------------------------------------------------
-class PrecisionMode(TorchDispatchMode):
+class PrecisionMode(HopMode):
     """Run every floating op at least in ``target``: lower float dtype arguments (``dtype=``,
     ``.to(torch.float16)``) and lower float tensor arguments of non-mutating ops are raised.
 
@@ -91,6 +125,8 @@ class PrecisionMode(TorchDispatchMode):
         return v
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        if is_hop(func):
+            return self.hop(func, args, kwargs)
         kwargs = dict(kwargs or {})
         if func.overloadpacket is aten.view:  # view(dtype) is a bitcast: leave it alone
             return func(*args, **kwargs)
@@ -257,7 +293,7 @@ def _squeeze(t: torch.Tensor, dims: list[int] | None, keepdim: bool) -> torch.Te
     return t.reshape([s for d, s in enumerate(t.shape) if dims is not None and d not in dims])
 
 
-class RoundingMode(TorchDispatchMode):
+class RoundingMode(HopMode):
     """Eager with every rounding done differently: reductions (sum, mean, var, softmax,
     logsumexp, norms, mm/bmm, layer norm) add in another order, and every other rounding op's
     float result moves by up to ``scale`` epsilons of its dtype (seeded; ``sign`` -1 mirrors)."""
@@ -269,6 +305,8 @@ class RoundingMode(TorchDispatchMode):
         self.reverse = sign < 0
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        if is_hop(func):
+            return self.hop(func, args, kwargs)
         kwargs = dict(kwargs or {})
         name = func._schema.name.split("::")[-1]
         if name in EXACT or func._schema.is_mutable:

@@ -408,8 +408,16 @@ def run_model(
     leaves = tensor_leaves(calls)
     versions = [t._version for t in leaves]
     seed_everything(options.seed)
-    with context() if context is not None else contextlib.nullcontext():
-        out, grads = _call(fn, model, state, calls, loaded, options, grad)
+    try:
+        with context() if context is not None else contextlib.nullcontext():
+            out, grads = _call(fn, model, state, calls, loaded, options, grad)
+    finally:
+        if context is not None and backend is None:
+            # Eager higher-order ops (map, scan) compile their body with Dynamo; under a
+            # dispatch mode with gradients that fails, and torch 2.13 then skips the frame for
+            # good: every later eager `map` returns its raw tuple (bench/found/
+            # map_after_dispatch_mode_returns_tuple.py). A reset forgets the skip.
+            torch._dynamo.reset()
     mutated = [t.detach() if t._version != v else None for t, v in zip(leaves, versions)]
     return RunResult(out, grads, mutated)
 

@@ -39,10 +39,10 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 from torchsmith.oracle.outputs import flatten
+from torchsmith.oracle.perturb import HopMode, is_hop
 
 #: ATen overload packets whose outputs are uninitialized memory.
 EMPTY_OPS = frozenset(
@@ -96,7 +96,7 @@ def _plain(t: Any) -> bool:
     )
 
 
-class UndefinedTracker(TorchDispatchMode):
+class UndefinedTracker(HopMode):
     """Follows one eager run; :meth:`undefined` then gives each output leaf's undefined
     elements. Enter it around the run (``runner.run(..., context=lambda: tracker)``)."""
 
@@ -201,6 +201,8 @@ class UndefinedTracker(TorchDispatchMode):
                 self._new(t)
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None):
+        if is_hop(func):  # its body's ops come through here one by one
+            return self.hop(func, args, kwargs)
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         if self.broken is None:
