@@ -237,6 +237,30 @@ def test_settings_that_took_part_in_bugs_get_more_weight_deterministically():
     assert boosted > 1.5 * plain
 
 
+def test_settings_documented_not_to_support_a_program_trait_are_never_drawn_for_it():
+    # "After freezing, weights can no longer be updated" (inductor/config.py): a training step
+    # under freezing updated stale constants, a config-train false alarm of the bug tier.
+    sampler = ConfigSampler("default", CheckOptions())
+    sampler.space = RESOLVED
+    train = program_from_source(
+        "import torch\n\nclass Model(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.lin = torch.nn.Linear(2, 2)\n"
+        "        self.opt = torch.optim.SGD(self.lin.parameters(), lr=0.1)\n\n"
+        "    def forward(self, x):\n        return self.lin(x)\n\n"
+        "def get_inputs():\n    return [torch.randn(2, 2)]\n",
+        name="train",
+    )
+    infer = program_from_source(train.source.replace("torch.optim.SGD", "list"), name="infer")
+    frozen = {"inductor.freezing", "inductor.cpp.enable_concat_linear"}
+    drawn_train = [set(sampler.pick(s, train, None)[1]) for s in range(800)]
+    drawn_infer = [set(sampler.pick(s, infer, None)[1]) for s in range(800)]
+    assert not any(d & frozen for d in drawn_train)
+    assert sum("inductor.freezing" in d for d in drawn_infer) > 20
+    assert sum(bool(d) for d in drawn_train) > 300  # the others are still drawn
+    with pytest.raises(ValueError, match="unknown trait"):
+        Entry("inductor.freezing", (True,), "why", not_for=("flies",))
+
+
 # -- bisection with a stand-in checker ------------------------------------------------------------
 def result(verdict=Verdict.MISMATCH, stage=Stage.INDUCTOR, **ev) -> CheckResult:
     ev = ev or {"figures": {"compiled_vs_fp64": 1.0}}

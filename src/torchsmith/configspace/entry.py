@@ -4,9 +4,21 @@ requirements are written in."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from torchsmith.options import check_config_key, parse_key_value
+
+#: Program traits an entry may be documented not to support, and how a program shows them.
+TRAITS: dict[str, re.Pattern[str]] = {
+    # updates its own parameters (an optimizer step): frozen weights "can no longer be updated"
+    "trains": re.compile(r"\btorch\.optim\b"),
+}
+
+
+def program_traits(source: str) -> frozenset[str]:
+    """The :data:`TRAITS` a program's source shows."""
+    return frozenset(t for t, pattern in TRAITS.items() if pattern.search(source))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -14,7 +26,8 @@ class Entry:
     """One setting users turn on: ``key`` in ``--config`` spelling, the non-default ``values``
     a campaign may give it, ``why`` (one line), ``excludes`` (atoms ``key`` or ``key=value``
     it never goes with), ``requires`` (``key=value`` atoms set along with it), a sampling
-    ``weight`` and the ``devices`` it means something on."""
+    ``weight``, the ``devices`` it means something on, and ``not_for``: the program traits
+    (:data:`TRAITS`) it is documented not to support, so it is never drawn for such a program."""
 
     key: str
     values: tuple[Any, ...]
@@ -23,12 +36,20 @@ class Entry:
     requires: tuple[str, ...] = ()
     weight: float = 1.0
     devices: tuple[str, ...] = ("cpu", "cuda")
+    not_for: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", tuple(self.values))
         object.__setattr__(self, "excludes", tuple(self.excludes))
         object.__setattr__(self, "requires", tuple(self.requires))
         object.__setattr__(self, "devices", tuple(self.devices))
+        object.__setattr__(self, "not_for", tuple(self.not_for))
+        unknown = sorted(set(self.not_for) - set(TRAITS))
+        if unknown:
+            known = ", ".join(sorted(TRAITS))
+            raise ValueError(
+                f"config space entry {self.key}: unknown trait(s) {unknown}; known: {known}"
+            )
         check_config_key(self.key)
         if not self.values:
             raise ValueError(f"config space entry {self.key}: no values")

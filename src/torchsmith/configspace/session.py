@@ -27,6 +27,7 @@ from typing import Any
 
 from torchsmith.check import CheckError, check_program
 from torchsmith.configspace.bisect import Bisection, minimal_settings
+from torchsmith.configspace.entry import parse_atom, program_traits
 from torchsmith.configspace.space import Space, load_space
 from torchsmith.execute.protocol import Request
 from torchsmith.generate.mix import BOOST, PRIOR
@@ -93,8 +94,21 @@ class ConfigSampler:
         space = self.resolve(worker)
         declared = declared_settings(program.source)[1]
         fixed = {**declared, **self.base.config}
-        settings = space.sample(seed, self.weights(), fixed=fixed)
+        settings = space.sample(seed, self._weights_for(space, program), fixed=fixed)
         return self.with_settings(settings), settings
+
+    def _weights_for(self, space: Space, program: Program) -> dict[str, float]:
+        """:meth:`weights`, with 0 for the entries documented not to support one of the
+        program's traits (``Entry.not_for``) and for the entries that require one of them."""
+        weights = self.weights() or {e.key: e.weight for e in space.entries}
+        traits = program_traits(program.source)
+        banned = {e.key for e in space.entries if traits & set(e.not_for)}
+        if not banned:
+            return weights
+        for e in space.entries:
+            if e.key in banned or any(parse_atom(a)[0] in banned for a in e.requires):
+                weights[e.key] = 0.0
+        return weights
 
     def with_settings(self, settings: dict[str, Any]) -> CheckOptions:
         return self.base.replace(config={**settings, **self.base.config}) if settings else self.base

@@ -32,6 +32,9 @@ DEFAULT_TABLE: tuple[Entry, ...] = (
         "inductor.freezing",
         (True,),
         "CPU inference deployments: inline weights as constants and fold them (documented recipe)",
+        # "after freezing, weights can no longer be updated" (config.py): a training step under
+        # an outer no_grad (how the harness calls a program) freezes them and goes stale
+        not_for=("trains",),
     ),
     Entry(
         "inductor.cpp_wrapper",
