@@ -64,6 +64,7 @@ class Packed:
     gen_s: float = 0.0
     work_s: float = 0.0
     wall_s: float = 0.0
+    avoided: str | None = None  # the feature that kept it from the pack (fuzz --avoid-repeats)
 
 
 class SeedSource:
@@ -365,7 +366,10 @@ class Campaign:
             except Exception:  # _one generates it again and records the error
                 continue
             gen_s = time.perf_counter() - t0
-            if program is not None and pack.packable(program) and not self.space.sampled(seed):
+            why = self._avoided(seed, program) if program is not None else None
+            if why is not None:  # decided here, so the pack does not check it
+                out[seed] = Packed(program, None, gen_s, avoided=why)
+            elif program is not None and pack.packable(program) and not self.space.sampled(seed):
                 parts.append((seed, program, gen_s))
             else:
                 out[seed] = Packed(program, None, gen_s)
@@ -423,10 +427,9 @@ class Campaign:
             row.lines, row.ops = program_size(program)
             ops = source_ops(program.source)
             feats = features(program.notes, ops) if self.avoid is not None else ()
-            if self.avoid is not None and not given:  # fuzz --avoid-repeats
-                ok, why = self.avoid.accept(seed, feats)
-                if not ok:
-                    row.status, row.reason = "avoided", f"repeats: {why}"[:500]
+            why = given.avoided if given else self._avoided(seed, program, feats)
+            if why is not None:  # fuzz --avoid-repeats
+                row.status, row.reason = "avoided", f"repeats: {why}"[:500]
         if program is not None and row.status != "avoided":
             was_alive, starts = w.alive, w.starts
             w.reset_work()
@@ -479,6 +482,18 @@ class Campaign:
         if ack.new_bug and row.category == "bug" and self.bg_reducer is not None:
             self.bg_reducer.submit(row.finding, ack.bug)
         return row
+
+    def _avoided(
+        self, seed: int, program: Program, feats: tuple[str, ...] | None = None
+    ) -> str | None:
+        """With ``--avoid-repeats``: the feature that keeps ``seed``'s program from a check
+        (:class:`~torchsmith.campaign.avoid.Avoidance`), else None."""
+        if self.avoid is None:
+            return None
+        if feats is None:
+            feats = features(program.notes, source_ops(program.source))
+        ok, why = self.avoid.accept(seed, feats)
+        return None if ok else str(why)
 
     def _fill(self, row: ProgramRow, program: Program, result: CheckResult, extra: dict) -> None:
         row.verdict = result.verdict.value
