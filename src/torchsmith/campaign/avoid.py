@@ -38,7 +38,8 @@ import threading
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+
+from torchsmith.jsonable import jsonl_rows
 
 AVOID_FILE = "avoid.jsonl"
 #: Pseudo-programs at the campaign's repeat rate added to every feature's counts.
@@ -114,15 +115,11 @@ class Avoidance:
 
     def load(self) -> int:
         """Rebuild the counts from ``avoid.jsonl`` (``--resume``); returns the programs read."""
-        if self.path is None or not self.path.exists():
+        if self.path is None:
             return 0
         read = 0
-        with self._lock:
-            for line in self.path.read_text().splitlines():
-                try:
-                    row: dict[str, Any] = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a torn last line: that seed is checked again on resume
+        with self._lock:  # a torn last line is skipped: that seed is checked again on resume
+            for row in jsonl_rows(self.path):
                 self._add(list(row.get("features") or []), bool(row.get("repeat")))
                 read += 1
         return read

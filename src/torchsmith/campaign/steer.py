@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from torchsmith.generate.coverage import compiler_lines
+from torchsmith.jsonable import jsonl_rows
 
 LINES_FILE = "lines.jsonl"
 #: Weight of the newest sample in a family's decayed mean of new lines.
@@ -150,13 +151,7 @@ class LineCoverage:
 def _rows(path: Path) -> Iterator[dict[str, Any]]:
     """The samples of a ``lines.jsonl``, in order; a torn line (a killed campaign) is skipped:
     its seed is sampled again when the campaign resumes."""
-    if not path.exists():
-        return
-    for line in path.read_text().splitlines():
-        try:
-            yield json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    return jsonl_rows(path)
 
 
 def read_curve(folder: Path) -> list[dict[str, Any]]:
