@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "src"))
 
-from long_campaign import run_leg  # noqa: E402
+from long_campaign import run_arms  # noqa: E402
 from steer import arm_figures  # noqa: E402
 from surfaces import SURFACES  # noqa: E402
 
@@ -107,21 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give --out (run both arms) or --analyze DIR")
     out = args.analyze or args.out
     if args.analyze is None:
-        out.mkdir(parents=True, exist_ok=True)
-        until = f"{int(args.minutes * 60)}s"
         surface = tuple(SURFACES[args.surface])
-        threads = [
-            threading.Thread(
-                target=run_leg,
-                args=(out / name, until, args.seed, 60.0, args.python, (*surface, *extra)),
-                name=name,
-            )
-            for name, extra in ARMS.items()
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        arms = {name: (*surface, *extra) for name, extra in ARMS.items()}
+        run_arms(out, args.minutes, args.seed, args.python, arms)
     rep = analyze(out)
     print_table(rep)
     if args.json:

@@ -127,6 +127,25 @@ def sample(folder: Path, fuzz_pid: int | None) -> dict[str, Any]:
     }
 
 
+def run_arms(
+    out: Path, minutes: float, seed: int, python: str, arms: dict[str, tuple[str, ...]]
+) -> None:
+    """Run one leg per arm side by side (one thread each, ``out/<arm>``), each for ``minutes``
+    of campaign time with its own extra ``fuzz`` arguments: the A/B benches' runner."""
+    import threading
+
+    out.mkdir(parents=True, exist_ok=True)
+    until = f"{int(minutes * 60)}s"
+    threads = [
+        threading.Thread(target=run_leg, args=(out / name, until, seed, 60.0, python, extra))
+        for name, extra in arms.items()
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def run_leg(
     out: Path, until: str, seed: int, every: float, python: str, extra: tuple[str, ...] = ()
 ) -> int:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "src"))
 
 from long_campaign import analyze as analyze_leg  # noqa: E402
-from long_campaign import run_leg  # noqa: E402
+from long_campaign import run_arms  # noqa: E402
 
 from torchsmith.campaign.steer import read_curve  # noqa: E402
 from torchsmith.campaign.store import Store  # noqa: E402
@@ -106,20 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give --out (run both arms) or --analyze DIR")
     out = args.analyze or args.out
     if args.analyze is None:
-        out.mkdir(parents=True, exist_ok=True)
-        until = f"{int(args.minutes * 60)}s"
-        threads = [
-            threading.Thread(
-                target=run_leg,
-                args=(out / name, until, args.seed, 60.0, args.python, extra),
-                name=name,
-            )
-            for name, extra in ARMS.items()
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_arms(out, args.minutes, args.seed, args.python, ARMS)
     rep = analyze(out)
     print_table(rep)
     if args.json:

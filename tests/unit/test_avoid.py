@@ -13,7 +13,8 @@ from torchsmith.campaign.config import CampaignConfig
 from torchsmith.campaign.loop import Campaign
 from torchsmith.campaign.store import Store
 from torchsmith.program.load import program_from_source
-from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
+
+from .test_campaign_loop import fake_check
 
 FEATS = ["hop=scan", "grad=True", "grad=False", "op:sin", "op:cos"]
 histories = st.lists(
@@ -107,18 +108,6 @@ class Gen:
         kind, body = ("bug", "torch.relu(x).sin()") if seed % 2 == 0 else ("ok", "x.cos()")
         prog = program_from_source(SRC.format(body=body), name=f"p{seed}")
         return dataclasses.replace(prog, notes=(f"kind={kind}",))
-
-
-def fake_check(program, options, worker) -> CheckResult:
-    bug = "relu" in program.source
-    return CheckResult(
-        Verdict.MISMATCH if bug else Verdict.PASS,
-        Phase.COMPARE if bug else None,
-        stage=Stage.INDUCTOR if bug else None,
-        program=program.name,
-        digest=program.digest,
-        options=options.to_dict(),
-    )
 
 
 @pytest.mark.parametrize("packing", [1, 8])
