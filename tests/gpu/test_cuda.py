@@ -51,3 +51,26 @@ def test_a_device_side_fault_is_judged_and_the_next_program_gets_a_fresh_worker(
             load_program(EXAMPLES / "linear_relu.py"), CheckOptions(device="cuda"), w
         )
         assert ok.verdict is Verdict.PASS, ok.reason
+
+
+def test_the_probe_modes_run_on_cuda_tensors():
+    # The H100 campaign's rounding runs all failed ("Expected all tensors to be on the same
+    # device, cuda:0 and cpu"); the boundary mode's rotated sort/topk/argmax indices were made
+    # on the CPU as well. Every mode must answer on the tensor's own device.
+    from torchsmith.oracle.boundary import BoundaryMode
+    from torchsmith.oracle.perturb import PrecisionMode, RoundingMode
+
+    x = torch.tensor([[1.0, 1.0, 2.0, 0.5], [3.0, 3.0, 3.0, -1.0]], device="cuda")
+
+    def fn(a):
+        v, i = a.sort(-1)
+        t, j = a.topk(2, -1)
+        return (
+            (a @ a.T).softmax(-1).sum() + v.sum() + t.sum() + i.sum() + j.sum() + a.argmax(-1).sum()
+        )
+
+    plain = fn(x)
+    for mode in (RoundingMode(0, 1.0, 4.0), PrecisionMode(torch.float32), BoundaryMode(1, 4.0)):
+        with mode:
+            out = fn(x)
+        assert out.device == plain.device and torch.isfinite(out), type(mode).__name__

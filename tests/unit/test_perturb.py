@@ -213,3 +213,22 @@ def get_inputs():
     except Exception:
         pass  # torch's failure under the mode; what matters is the run after it
     assert isinstance(runner.run(None, None, grad=True).out, torch.Tensor)
+
+
+# -- devices --------------------------------------------------------------------------------------
+def test_the_probe_modes_keep_a_tensor_on_its_own_device():
+    # On CUDA every rounding run failed ("Expected all tensors to be on the same device, cuda:0
+    # and cpu"): the jiggle factor was drawn on the CPU. A conditioning question the probe could
+    # not ask left a CUDA campaign's batch-norm finding at the bug tier. The meta device stands
+    # in for CUDA here: it refuses a CPU operand the same way (it holds no values, so the
+    # boundary mode, which reads them, is not asked; its runs passed on CUDA).
+    x = torch.empty(8, 4, device="meta")
+    w = torch.empty(4, 3, device="meta")
+
+    def fn(a, b):
+        return (a @ b).softmax(-1).sum(0) + a.var(0).mean() + a.exp().sum()
+
+    for mode in (RoundingMode(0, 1.0, 4.0), PrecisionMode(torch.float32)):
+        with mode:
+            out = fn(x, w)
+        assert out.device.type == "meta" and out.shape == (3,), type(mode).__name__

@@ -205,7 +205,9 @@ class BoundaryMode(HopMode):
             self._rotate(o, v, tol) for o, v in zip(ri.tolist(), rv.double().tolist(), strict=True)
         ]
         moved_shape = list(idx.movedim(d, -1).shape)
-        new_idx = torch.tensor(new, dtype=idx.dtype).reshape(moved_shape).movedim(-1, d)
+        new_idx = (
+            torch.tensor(new, dtype=idx.dtype, device=x.device).reshape(moved_shape).movedim(-1, d)
+        )
         return (x.gather(d, new_idx), new_idx)
 
     def _topk(self, x: torch.Tensor, k: int, dim: int, largest: bool, real: Any) -> Any:
@@ -226,7 +228,9 @@ class BoundaryMode(HopMode):
             order = top + rest
             rows.append(self._rotate(order, [xs[j] for j in order], tol)[:k])
         moved_shape = list(idx.movedim(d, -1).shape)
-        new_idx = torch.tensor(rows, dtype=idx.dtype).reshape(moved_shape).movedim(-1, d)
+        new_idx = (
+            torch.tensor(rows, dtype=idx.dtype, device=x.device).reshape(moved_shape).movedim(-1, d)
+        )
         return (x.gather(d, new_idx), new_idx)
 
     def _kth(self, x: torch.Tensor, k: int, dim: int, keepdim: bool, real: Any) -> Any:
@@ -245,7 +249,7 @@ class BoundaryMode(HopMode):
                 o.insert(k - 1, chosen[0])
             picks.append(self._rotate(o, [xs[j] for j in o], tol)[k - 1])
         shape = list(x.movedim(d, -1).shape[:-1]) + [1]
-        idx = torch.tensor(picks, dtype=torch.int64).reshape(shape).movedim(-1, d)
+        idx = torch.tensor(picks, dtype=torch.int64, device=x.device).reshape(shape).movedim(-1, d)
         vals = x.gather(d, idx)
         if not keepdim:
             idx, vals = idx.squeeze(d), vals.squeeze(d)
@@ -269,10 +273,10 @@ class BoundaryMode(HopMode):
             pos = group.index(best) if best in group else 0
             picks.append(group[(pos + self.side) % len(group)])
         if flat:
-            out = torch.tensor(picks[0], dtype=torch.int64)
+            out = torch.tensor(picks[0], dtype=torch.int64, device=x.device)
             return out.reshape(real.shape) if real is not None else out
         shape = list(x.movedim(d, -1).shape[:-1]) + [1]
-        idx = torch.tensor(picks, dtype=torch.int64).reshape(shape).movedim(-1, d)
+        idx = torch.tensor(picks, dtype=torch.int64, device=x.device).reshape(shape).movedim(-1, d)
         return idx if keepdim else idx.squeeze(d)
 
     # pivoting ----------------------------------------------------------------------------------

@@ -325,7 +325,7 @@ class RoundingMode(HopMode):
     def _jiggle(self, t: Any) -> Any:
         if not isinstance(t, torch.Tensor) or not t.is_floating_point() or t.numel() == 0:
             return t
-        u = torch.rand(t.shape, generator=self.gen, dtype=torch.float64) * 2 - 1
+        u = torch.rand(t.shape, generator=self.gen, dtype=torch.float64).to(t.device) * 2 - 1
         factor = 1 + self.sign * self.scale * eps_of(t.dtype) * u
         return finite_like((t.double() * factor).to(t.dtype), t)
 
