@@ -54,6 +54,7 @@ class Label(str, enum.Enum):
     NEW = "new"
     KNOWN = "known"
     LESSER = "lesser"
+    PATH_WIDE = "path-wide"  # a trivial program on its path fails the same way (the canary)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -120,7 +120,12 @@ def test_a_campaigns_rows_of_one_cause_count_once(tmp_path):
             )  # fmt: skip
         summary = summarize(s, table=table)
     assert summary["bugs"] == 5 and summary["signatures"] == 5
-    assert summary["causes"] == 3 and summary["labels"] == {"new": 2, "known": 1, "lesser": 0}
+    assert summary["causes"] == 3 and summary["labels"] == {
+        "new": 2,
+        "known": 1,
+        "lesser": 0,
+        "path-wide": 0,
+    }
     same = {b["readable"]: b["same_as"] for b in summary["bug_list"]}
     assert [same[r] is None for r in readables].count(False) == 2
     assert same[region.format("atan2")] is None

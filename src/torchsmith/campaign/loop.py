@@ -10,9 +10,8 @@ writes a finding folder for every compiler bug and every death or hang, and hand
 on ``resume`` seeds without a row are checked again, and finding folders no row names are
 removed first (they are rewritten when their seed comes round again).
 
-Any generator works unchanged: a name from ``generate.protocol.REGISTRY`` or ``module:factory``
-(instantiated once per slot), or an object passed to :class:`Campaign` (shared, its
-``generate`` calls serialized).
+Any generator works: a ``generate.protocol.REGISTRY`` name or ``module:factory`` (one per
+slot), or an object passed to :class:`Campaign` (shared, its ``generate`` calls serialized).
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from torchsmith import dedup
 from torchsmith.campaign import pack
 from torchsmith.campaign.avoid import Avoidance, features
 from torchsmith.campaign.config import CampaignConfig, CampaignError
-from torchsmith.campaign.reducer import BackgroundReducer, refine_bug
+from torchsmith.campaign.reducer import BackgroundReducer, mark_path_wide, refine_bug
 from torchsmith.campaign.repair import relink_reductions, remove_orphans
 from torchsmith.campaign.steer import LineCoverage
 from torchsmith.campaign.store import DB_NAME, ProgramRow, RecordAck, Store
@@ -574,8 +573,7 @@ class Campaign:
             return fn(finding, worker, options=finding.options, time_budget=cfg.reduce_budget)
 
         def refine(bug: str, reduced: Finding) -> str:
-            assert self.writer is not None
-            new = refine_bug(self.writer, bug, reduced)
+            new = refine_bug(self.writer, bug, reduced)  # type: ignore[arg-type]
             with self._lock:
                 self._bugs.discard(bug)
                 self._bugs.add(new)
@@ -586,6 +584,7 @@ class Campaign:
         logs = self.out / "workers" / "reducer"
         env, folder = slot_env(worker_env(python=cfg.python), logs, cfg.inductor_cache_mb)
         share = cfg.inductor_cache_mb / (cfg.jobs + 1)  # the reducer's share, like a slot's
+        mark = lambda bug, why: mark_path_wide(self.writer, bug, why)  # noqa: E731
 
         def make_worker() -> Any:
             return Worker(memory_mb=cfg.options.memory_mb, env=env, log_dir=logs, python=cfg.python)
@@ -597,4 +596,5 @@ class Campaign:
             self.progress.event,
             make_worker,
             BoundedCache(folder, share) if folder is not None else None,
+            mark=mark,  # screened by the path canary first (oracle/canary.py)
         )

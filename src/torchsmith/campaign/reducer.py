@@ -7,6 +7,11 @@ with its own crash-safe worker and within ``--reduce-time`` seconds
 re-signs the bug from the reduced program (``refine``): two bugs whose reduced forms sign alike
 become one cause (the store groups findings by their refined signature).
 
+Before reducing a behaviour failure the thread screens it with the path canary
+(:mod:`torchsmith.oracle.canary`, when the campaign passes ``screen``): when a trivial program
+on the same path fails the same way, the bug is marked *path-wide* (``mark``) and not reduced:
+the machine's setup or the whole path, reported once, not a bug of the program.
+
 Invariants: a reducer fault never stops the campaign (it is reported as an ``error`` event);
 at most one reduction runs at a time; :meth:`BackgroundReducer.close` lets the reduction under
 way finish (within its budget) and the queued ones run too, unless ``drop_queued`` is given,
@@ -25,6 +30,7 @@ from torchsmith.campaign.store import Store
 from torchsmith.campaign.writer import Writer
 from torchsmith.execute.inductor_cache import BoundedCache
 from torchsmith.finding import Finding
+from torchsmith.oracle.canary import Canary
 
 
 class BackgroundReducer:
@@ -33,7 +39,9 @@ class BackgroundReducer:
     ``reduce(finding, worker)`` returns the reduced finding or None; ``refine(bug, reduced)``
     re-signs the bug and returns the new signature; ``read(finding_id)`` loads a finding;
     ``event(kind, text)`` reports progress; ``make_worker()`` builds the worker, when first
-    needed.
+    needed; ``mark(bug, why)`` records a path-wide bug, and with it each failure is screened
+    first by ``screen(finding, worker)`` (default: :func:`canary_screen`), which says why a
+    finding is path-wide, or None.
     """
 
     def __init__(
@@ -44,16 +52,21 @@ class BackgroundReducer:
         event: Callable[[str, str], None],
         make_worker: Callable[[], Any],
         cache: BoundedCache | None = None,
+        screen: Callable[[Finding, Any], str | None] | None = None,
+        mark: Callable[[str, str], None] | None = None,
     ) -> None:
         """``cache``: the worker's own Inductor cache folder, emptied (with a fresh worker)
         between reductions once past its cap."""
         self._cache = cache
         self._reduce, self._refine, self._read = reduce, refine, read
         self._event, self._make_worker = event, make_worker
+        self._screen = screen or (canary_screen() if mark is not None else None)
+        self._mark = mark
         self._q: queue.Queue[tuple[str, str] | None] = queue.Queue()
         self._drop = threading.Event()
         self._worker: Any = None
         self.done: list[tuple[str, str]] = []  # (old signature, new signature)
+        self.path_wide: list[str] = []  # bugs the canary explained (not reduced)
         self._thread = threading.Thread(target=self._run, name="torchsmith-reducer", daemon=True)
         self._thread.start()
 
@@ -75,7 +88,15 @@ class BackgroundReducer:
             try:
                 if self._worker is None:
                     self._worker = self._make_worker()
-                reduced = self._reduce(self._read(finding_id), self._worker)
+                finding = self._read(finding_id)
+                why = self._screen(finding, self._worker) if self._screen else None
+                if why:
+                    if self._mark is not None:
+                        self._mark(bug, why)
+                    self.path_wide.append(bug)
+                    self._event("path-wide", f"path-wide {bug}: {why}")
+                    continue
+                reduced = self._reduce(finding, self._worker)
                 if reduced is None:
                     self._event("reduced", f"{bug}: nothing smaller fails the same way")
                     continue
@@ -98,6 +119,28 @@ class BackgroundReducer:
         self._thread.join()
         if self._worker is not None and hasattr(self._worker, "close"):
             self._worker.close()
+
+
+def canary_screen() -> Callable[[Finding, Any], str | None]:
+    """A ``screen`` for :class:`BackgroundReducer`: the path canary, run in its worker, one
+    check per path for the campaign's life."""
+    from torchsmith.check import check_program
+
+    canary = Canary()
+
+    def screen(finding: Finding, worker: Any) -> str | None:
+        check = lambda p, o: check_program(p, o, worker)  # noqa: E731
+        return canary.screen(finding.program, finding.result, finding.options, check)
+
+    return screen
+
+
+def mark_path_wide(writer: Writer | Store, bug: str, why: str) -> None:
+    """Record that ``bug`` is path-wide, with the canary's reason (in a campaign or offline)."""
+    if isinstance(writer, Writer):
+        writer.call(Store.set_path_wide, bug, why)
+    else:
+        writer.set_path_wide(bug, why)
 
 
 def refine_bug(writer: Writer | Store, old_signature: str, reduced: Finding) -> str:

@@ -12,8 +12,8 @@ Tables (schema :data:`SCHEMA`, kept in ``PRAGMA user_version``):
   signature, known flag, finding id, size (code lines, ops), per-phase timings, seconds spent in
   the worker, wall seconds, worker deaths, options id, error;
 * ``options(id, json)``: check options by content hash (rows name theirs by id);
-* ``aliases(raw, bug)`` and ``bug_notes(signature, readable, reduced_finding, refined_from)``:
-  signature refinements. :meth:`Store.set_bug_signature` (the reducer's hook) maps a bug's
+* ``aliases(raw, bug)`` and ``bug_notes(signature, readable, reduced_finding, refined_from,
+  path_wide)``: signature refinements, and the path canary's reason for a path-wide bug. :meth:`Store.set_bug_signature` (the reducer's hook) maps a bug's
   signature to a finer one; rows keep the signature they were recorded with and are grouped by
   ``COALESCE(aliases.bug, programs.signature)``.
 
@@ -65,7 +65,8 @@ CREATE TABLE IF NOT EXISTS programs (
 CREATE INDEX IF NOT EXISTS programs_signature ON programs(signature) WHERE signature IS NOT NULL;
 CREATE TABLE IF NOT EXISTS aliases (raw TEXT PRIMARY KEY, bug TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bug_notes (
-    signature TEXT PRIMARY KEY, readable TEXT, reduced_finding TEXT, refined_from TEXT
+    signature TEXT PRIMARY KEY, readable TEXT, reduced_finding TEXT, refined_from TEXT,
+    path_wide TEXT                 -- why a trivial program fails the same way (the canary)
 );
 """
 
@@ -135,6 +136,7 @@ class Bug:
     seeds: list[int]
     reduced_finding: str | None = None
     raw_signatures: list[str] = dataclasses.field(default_factory=list)
+    path_wide: str | None = None  # why a trivial program on its path fails the same way
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -176,6 +178,8 @@ class Store:
         cols = {r[1] for r in self.db.execute("PRAGMA table_info(programs)")}
         if "node" not in cols:  # a campaign started before Ray workers
             self.db.execute("ALTER TABLE programs ADD COLUMN node TEXT")
+        if "path_wide" not in {r[1] for r in self.db.execute("PRAGMA table_info(bug_notes)")}:
+            self.db.execute("ALTER TABLE bug_notes ADD COLUMN path_wide TEXT")  # before the canary
         self.db.execute(f"PRAGMA user_version={SCHEMA}")
 
     def close(self) -> None:
@@ -342,6 +346,15 @@ class Store:
                 (new, readable, reduced_finding, current if new != current else None),
             )
 
+    def set_path_wide(self, bug: str, why: str) -> None:
+        """Mark ``bug`` (its current signature, after refinements) path-wide, with the reason."""
+        with self.db:
+            self.db.execute(
+                "INSERT INTO bug_notes(signature, path_wide) VALUES (?, ?)"
+                " ON CONFLICT(signature) DO UPDATE SET path_wide = excluded.path_wide",
+                (self._bug_of(bug), why),
+            )
+
     def bugs(self, known: set[str] | frozenset[str] | None = None) -> list[Bug]:
         """Findings grouped by (refined) signature, biggest group first.
 
@@ -374,6 +387,7 @@ class Store:
                     first_seed=r["seed"],
                     seeds=[],
                     reduced_finding=note.get("reduced_finding"),
+                    path_wide=note.get("path_wide"),
                 )
             b.count += 1
             b.seeds.append(r["seed"])

@@ -18,14 +18,17 @@ from torchsmith.known import KnownTable, Label, label, same_cause
 
 def label_bugs(bugs: list[Bug], table: KnownTable) -> list[dict[str, Any]]:
     """Each bug (a reduced signature) as a dict with its label (``new``, ``known``,
-    ``lesser``) and the known entry it matches, new ones first (then known, then lesser;
-    biggest first within each). ``same_as`` names an earlier row that is the same cause (the
+    ``lesser``, ``path-wide``: the path canary failed the same way, ``path_wide`` says how)
+    and the known entry it matches, new ones first (then known, lesser, path-wide; biggest
+    first within each). ``same_as`` names an earlier row that is the same cause (the
     same known entry, or :func:`~torchsmith.known.same_cause` of the two signatures: two
     bodies of one ``nested_compile_region`` bug that reduce to ``add`` and ``mul``); a row
     with ``same_as`` is not counted as a cause of its own."""
     out = []
     for b in bugs:
         lab, entry = label(b.readable, table, b.signature)
+        if b.path_wide:
+            lab, entry = Label.PATH_WIDE, None
         d = b.to_dict()
         d["label"] = lab.value
         d["known"] = b.known or lab is Label.KNOWN
@@ -33,7 +36,7 @@ def label_bugs(bugs: list[Bug], table: KnownTable) -> list[dict[str, Any]]:
         d["known_url"] = entry.url if entry is not None else None
         d["findings"] = b.count
         out.append(d)
-    order = {Label.NEW.value: 0, Label.KNOWN.value: 1, Label.LESSER.value: 2}
+    order = {lab.value: i for i, lab in enumerate(Label)}
     out.sort(key=lambda d: (order[d["label"]], -d["count"], d["first_seed"]))
     heads: list[dict[str, Any]] = []
     for d in out:

@@ -172,6 +172,8 @@ def _print_bugs(console: Console, title: str, bugs: list[dict[str, Any]], fd: st
         known = f"  (known: {b['known_as']})" if b.get("known_as") else ""
         if b.get("same_as"):
             known += f"  (same cause as {b['same_as']})"
+        if b.get("path_wide"):
+            known += f"\n    {b['path_wide']}"
         console.print(
             f"  {b['signature']}  {b.get('readable', '')}{known}", markup=False, highlight=False
         )
@@ -182,6 +184,8 @@ LABELS = {
     "new": "new bugs (one row a reduced signature; same causes marked)",
     "known": "known bugs (public issues, or earlier finds)",
     "lesser": "lesser bugs (precision loss, strides only)",
+    "path-wide": "path-wide failures (a trivial program on the same path fails the same way:"
+    " this machine's setup, or the whole path; not bugs of these programs)",
 }
 
 
