@@ -7,8 +7,8 @@ import os
 import pytest
 
 from torchsmith import CheckOptions, Stage, Verdict, check_program, load_program
+from torchsmith.canary import Canary
 from torchsmith.execute.worker import Worker
-from torchsmith.oracle.canary import Canary
 
 from .conftest import EXAMPLES
 

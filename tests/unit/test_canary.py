@@ -1,4 +1,4 @@
-"""The path canary (oracle/canary.py): a failure a trivial program on the same path shares is
+"""The path canary (canary.py): a failure a trivial program on the same path shares is
 path-wide, recorded once and never reduced; without workers (fast)."""
 
 import ast
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from torchsmith.campaign.reducer import BackgroundReducer
 from torchsmith.campaign.store import ProgramRow, Store
 from torchsmith.campaign.summary import summarize
+from torchsmith.canary import CANARY_SOURCE, Canary, canary_for, explains, path_key
 from torchsmith.options import CheckOptions
-from torchsmith.oracle.canary import CANARY_SOURCE, Canary, canary_for, explains, path_key
 from torchsmith.program.format import Program, declared_settings
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
 

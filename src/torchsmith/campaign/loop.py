@@ -596,5 +596,5 @@ class Campaign:
             self.progress.event,
             make_worker,
             BoundedCache(folder, share) if folder is not None else None,
-            mark=mark,  # screened by the path canary first (oracle/canary.py)
+            mark=mark,  # screened by the path canary first (canary.py)
         )

@@ -8,7 +8,7 @@ re-signs the bug from the reduced program (``refine``): two bugs whose reduced f
 become one cause (the store groups findings by their refined signature).
 
 Before reducing a behaviour failure the thread screens it with the path canary
-(:mod:`torchsmith.oracle.canary`, when the campaign passes ``screen``): when a trivial program
+(:mod:`torchsmith.canary`, when the campaign passes ``mark``): when a trivial program
 on the same path fails the same way, the bug is marked *path-wide* (``mark``) and not reduced:
 the machine's setup or the whole path, reported once, not a bug of the program.
 
@@ -28,9 +28,9 @@ from typing import Any
 from torchsmith import dedup
 from torchsmith.campaign.store import Store
 from torchsmith.campaign.writer import Writer
+from torchsmith.canary import Canary
 from torchsmith.execute.inductor_cache import BoundedCache
 from torchsmith.finding import Finding
-from torchsmith.oracle.canary import Canary
 
 
 class BackgroundReducer:
