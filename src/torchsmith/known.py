@@ -12,8 +12,10 @@ A cause (its readable signature, after reduction) is
   only strides differ), whatever the table says (a matching entry is still named);
 * ``known`` when an entry is the same cause (:func:`same_cause`): same symptom and stage, and
   for a crash, death or hang the same exception type and normalized message (the innermost
-  frame moves between releases and is ignored); for a wrong output the same reduced op set, or
-  sets that differ only by generic glue ops (``add``, ``getitem``, ...);
+  frame moves between releases and is ignored); or, at any stage, the same exception,
+  message *and* innermost frame once a wrapper such as ``BackendCompilerFailed`` is looked
+  through (one failure met through ``torch.export`` and through ``torch.compile``); for a wrong output the
+  same stage and reduced op set, or sets that differ only by generic glue ops (``add``, ...);
 * ``new`` otherwise.
 
 Matching is deliberately strict: a new bug labelled known is lost, so two wrong outputs in the
@@ -92,16 +94,38 @@ def _head(fields: list[str]) -> list[str]:
     return [fields[0], _SAME_CODEGEN.get(fields[1], fields[1])]
 
 
+#: Exceptions torch raises around another: the inner type and message lead their message.
+_WRAPPERS = frozenset({"BackendCompilerFailed", "InductorError"})
+
+
+def _failure(fields: list[str]) -> tuple[str, str, str]:
+    """A behaviour signature's exception type, message and innermost frame, a wrapper's inner
+    exception unwrapped (``BackendCompilerFailed|AttributeError: m`` is ``AttributeError|m``)."""
+    kind, message = fields[2], fields[3]
+    if kind in _WRAPPERS and ": " in message:
+        kind, message = message.split(": ", 1)
+    return kind, message, fields[4] if len(fields) > 4 else ""
+
+
 def same_cause(a: str, b: str) -> bool:
     """Whether readable signatures ``a`` and ``b`` name the same cause (see the module
     docstring). Symmetric; equal signatures always match."""
     if a == b:
         return True
     fa, fb = _fields(a), _fields(b)
-    if len(fa) < 3 or len(fb) < 3 or _head(fa) != _head(fb):
+    if len(fa) < 3 or len(fb) < 3 or fa[0] != fb[0]:
         return False
     if fa[0] in BEHAVIOUR:
-        return len(fa) >= 4 and len(fb) >= 4 and fa[2:4] == fb[2:4]
+        if len(fa) < 4 or len(fb) < 4:
+            return False
+        if _head(fa) == _head(fb) and fa[2:4] == fb[2:4]:
+            return True
+        # a wrapper looked through, or another stage, often another ladder (export's against
+        # the compile path's): the same exception raised at the same place
+        ea = _failure(fa)
+        return ea == _failure(fb) and bool(ea[2])
+    if _head(fa) != _head(fb):
+        return False
     core = _ops(fa[2]) - GENERIC_OPS
     return bool(core) and core == _ops(fb[2]) - GENERIC_OPS
 

@@ -15,8 +15,29 @@ def test_a_crash_is_the_same_cause_whatever_its_innermost_frame():
     other_frame = CRASH.rsplit("|", 1)[0] + "|ir.as_strided"
     assert same_cause(CRASH, other_frame)
     assert not same_cause(CRASH, CRASH.replace("InductorError", "RuntimeError"))
-    assert not same_cause(CRASH, CRASH.replace("inductor", "aotautograd", 1))
+    # at another stage the frame must match too
+    assert not same_cause(other_frame, CRASH.replace("inductor", "aotautograd", 1))
     assert not same_cause(CRASH, CRASH.replace("Cannot view", "Cannot reshape"))
+
+
+def test_one_exception_at_one_place_is_one_cause_across_stages_and_wrappers():
+    # CUDA campaign: the export path's message of this project's region-as-cond-branch find,
+    # which the compile path raises wrapped, at AOTAutograd; the table labelled it new
+    msg = "'Module'<str>'false_graph_0.repeated_subgraph0'|module.__getattr__"
+    compiled = f"exception|aotautograd|BackendCompilerFailed|AttributeError: {msg}"
+    exported = f"exception|export|AttributeError|{msg}"
+    assert same_cause(compiled, exported) and same_cause(exported, compiled)
+    elsewhere = exported.rsplit("|", 1)[0] + "|fx_graph.getattr"
+    assert not same_cause(compiled, elsewhere)  # another stage needs the same frame too
+    assert same_cause(exported, elsewhere)  # the same stage does not
+    # a generic message seen wrapped at one frame and bare at another is not one cause
+    wrapped = "exception|inductor|BackendCompilerFailed|IndexError: list index out of range|a.f"
+    assert not same_cause(wrapped, "exception|inductor|IndexError|list index out of range|b.g")
+    assert same_cause(wrapped, "exception|inductor|IndexError|list index out of range|a.f")
+    assert not same_cause(compiled, exported.replace("exception", "segfault", 1))
+    assert not same_cause(compiled, exported.replace("AttributeError", "KeyError"))
+    table = KnownTable([KnownBug(readable=compiled, source="bench/found/region.py")])
+    assert label(exported, table)[0] is Label.KNOWN
 
 
 @given(
