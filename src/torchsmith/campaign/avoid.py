@@ -82,8 +82,8 @@ class Avoidance:
             best, why = 1.0, None
             for f in feats:
                 n = self.checked.get(f, 0)
-                if not n:
-                    continue
+                if self.repeated.get(f, 0) * self.total <= self.repeats * n:
+                    continue  # no more often than the campaign (exact: no rounding can lower it)
                 p = (self.repeated.get(f, 0) + PRIOR * p0) / (n + PRIOR)
                 a = ((1.0 - p) / (1.0 - p0)) ** 2
                 if a < best:
