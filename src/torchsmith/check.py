@@ -273,14 +273,21 @@ def check_files(
     options: CheckOptions,
     repro_dir: Path | None = None,
     python: str | None = None,
+    canary: bool = False,
 ) -> Iterator[tuple[Path, CheckResult | None, str | None]]:
     """Check several files with one worker; a file that cannot be read yields an error string.
 
     A program that kills, hangs or exhausts its worker gets its verdict and the next program a
     fresh worker: the run always goes on. ``python`` runs the worker under another interpreter
-    (another venv, another torch).
+    (another venv, another torch). With ``canary``, a crash, death or hang is screened by the
+    path canary (:mod:`torchsmith.canary`, one check per path): when a trivial program on the
+    same path fails the same way, ``evidence["path_wide"]`` says so (the verdict stands: the
+    program does fail; the cause is the machine's setup or the whole path).
     """
+    from torchsmith.canary import Canary
     from torchsmith.program.render import render_script
+
+    screen = Canary() if canary else None
 
     with Worker(memory_mb=options.memory_mb, python=python) as worker:
         for path in paths:
@@ -290,6 +297,10 @@ def check_files(
                 yield path, None, str(e)
                 continue
             result = _check(program, options, worker)
+            if screen is not None and result.is_bug:
+                why = screen.screen(program, result, options, lambda p, o: _check(p, o, worker))
+                if why:
+                    result.evidence["path_wide"] = why
             if repro_dir is not None and result.is_bug:
                 repro_dir.mkdir(parents=True, exist_ok=True)
                 script = repro_dir / f"{program.name}_repro.py"

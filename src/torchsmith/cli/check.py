@@ -31,6 +31,13 @@ from torchsmith.program.load import load_program
     "--repro-dir", type=click.Path(path_type=Path), help="Write a repro script per failure."
 )
 @click.option("-v", "--verbose", is_flag=True)
+@click.option(
+    "--canary/--no-canary",
+    default=True,
+    show_default=True,
+    help="On a crash, death or hang, check a trivial program on the same path: when it fails"
+    " the same way, say the cause is this machine's setup or the whole path.",
+)
 @python_option
 @only_option
 @check_options
@@ -40,6 +47,7 @@ def check(
     as_json: bool,
     repro_dir: Path | None,
     verbose: bool,
+    canary: bool,
     python: str | None,
     **kw: Any,
 ) -> None:
@@ -67,7 +75,7 @@ def check(
     codes: list[int] = []
     unexpected: list[str] = []
     try:
-        for path, result, error in check_files(paths, options, repro_dir, python):
+        for path, result, error in check_files(paths, options, repro_dir, python, canary):
             if error is not None:
                 codes.append(EXIT_USAGE)
                 if as_json:
@@ -85,6 +93,10 @@ def check(
                 print_result(result, console, verbose=verbose)
             if result.exit_code:
                 click.echo(headline(result).splitlines()[0][:300], err=True)
+            if result.evidence.get("path_wide"):
+                click.echo(
+                    f"torchsmith: {path.name}: path-wide: {result.evidence['path_wide']}", err=True
+                )
     except CheckError as e:
         fail(str(e))
     worst = 1 if 1 in codes else max(codes, default=0)
