@@ -34,6 +34,10 @@ def test_one_exception_at_one_place_is_one_cause_across_stages_and_wrappers():
     wrapped = "exception|inductor|BackendCompilerFailed|IndexError: list index out of range|a.f"
     assert not same_cause(wrapped, "exception|inductor|IndexError|list index out of range|b.g")
     assert same_cause(wrapped, "exception|inductor|IndexError|list index out of range|a.f")
+    # raised inside a lowering or outside one (the dynamic-shapes campaign's stride check)
+    vr = "ValueRangeError: Invalid ranges [<n>:<n>]|value_ranges.__init__"
+    inside = f"exception|inductor|InductorError|LoweringException: {vr}"
+    assert same_cause(inside, f"exception|inductor|InductorError|{vr}")
     assert not same_cause(compiled, exported.replace("exception", "segfault", 1))
     assert not same_cause(compiled, exported.replace("AttributeError", "KeyError"))
     table = KnownTable([KnownBug(readable=compiled, source="bench/found/region.py")])
