@@ -195,3 +195,30 @@ def test_the_background_reducer_survives_faults_and_drains_or_drops_its_queue():
     threading.Timer(0.2, gate.set).start()
     r2.close(drop_queued=True)  # "a" may be under way; "b" is skipped
     assert "b" not in seen[3:]
+
+
+def test_the_campaigns_reducer_leaves_declared_settings_to_each_candidate(tmp_path, monkeypatch):
+    # bf16 campaign: an attention program declaring check_options = {"grad": True} was reduced
+    # under the finding's options (grad on), so a candidate that dropped the declaration still
+    # failed, and the reduced program passed when checked alone: a repro that did not reproduce.
+    from torchsmith.check import effective_options
+
+    def declared_check(program, options, worker):  # as check_program: declarations applied
+        return fake_check(program, effective_options(program, options), worker)
+
+    monkeypatch.setattr(camp, "check_program", declared_check)
+    seen = []
+
+    class GradGen(Gen):
+        def generate(self, seed, ctx):
+            body = "torch.relu(x).sin()" if seed == 0 else "x.cos()"
+            src = SRC.format(body=body) + "\ncheck_options = {'grad': True}\n"
+            return program_from_source(src, name=f"g{seed}")
+
+    def reducer(f, w, **kw):
+        seen.append((f.options.grad, kw["options"].grad))
+        return None
+
+    cfg = CampaignConfig(out=tmp_path, count=2, jobs=1, reduce=True)
+    Campaign(cfg, generator=GradGen(), progress=Events(), reducer=reducer).run()
+    assert seen == [(True, False)]  # found with gradients; reduced with each candidate's own

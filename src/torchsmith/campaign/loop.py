@@ -71,10 +71,8 @@ class SeedSource:
 
     def __init__(self, start: int, count: int | None, recorded: set[int]) -> None:
         self.start, self.count, self.recorded = start, count, recorded
-        self._i = 0
+        self._i, self._again, self.stopped = 0, list[int](), False
         self._lock = threading.Lock()
-        self._again: list[int] = []
-        self.stopped = False
 
     def requeue(self, seed: int) -> None:
         """Hand ``seed`` out again (its worker's node was lost during its check)."""
@@ -564,13 +562,15 @@ class Campaign:
 
     def _start_reducer(self) -> BackgroundReducer:
         from torchsmith.execute.worker import Worker
-        from torchsmith.reduce import reduce_finding
+        from torchsmith.reduce import finding_options, reduce_finding
 
         cfg = self.config
 
         def reduce(finding: Finding, worker: Any) -> Finding | None:
             fn = self.reducer or reduce_finding
-            return fn(finding, worker, options=finding.options, time_budget=cfg.reduce_budget)
+            return fn(
+                finding, worker, options=finding_options(finding), time_budget=cfg.reduce_budget
+            )
 
         def refine(bug: str, reduced: Finding) -> str:
             new = refine_bug(self.writer, bug, reduced)  # type: ignore[arg-type]
