@@ -82,7 +82,8 @@ def explains(failure: CheckResult, canary: CheckResult) -> str | None:
     stage = failure.stage.value if failure.stage else "?"
     return (
         f"a trivial program on the same path fails the same way ({canary.verdict.value} at"
-        f" {stage}: {canary.reason[:160]}): the machine's setup or the whole path, not this program"
+        f" {stage}: {' '.join(canary.reason.split())[:200]}): the machine's setup or the whole"
+        " path, not this program"
     )
 
 

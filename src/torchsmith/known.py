@@ -14,8 +14,9 @@ A cause (its readable signature, after reduction) is
   for a crash, death or hang the same exception type and normalized message (the innermost
   frame moves between releases and is ignored); or, at any stage, the same exception,
   message *and* innermost frame once a wrapper such as ``BackendCompilerFailed`` is looked
-  through (one failure met through ``torch.export`` and through ``torch.compile``); for a wrong output the
-  same stage and reduced op set, or sets that differ only by generic glue ops (``add``, ...);
+  through (one failure met through ``torch.export`` and through ``torch.compile``); for a
+  wrong output the same stage and reduced op set, or sets that differ only by generic glue
+  ops (``add``, ...);
 * ``new`` otherwise.
 
 Matching is deliberately strict: a new bug labelled known is lost, so two wrong outputs in the

@@ -13,8 +13,9 @@ Tables (schema :data:`SCHEMA`, kept in ``PRAGMA user_version``):
   the worker, wall seconds, worker deaths, options id, error;
 * ``options(id, json)``: check options by content hash (rows name theirs by id);
 * ``aliases(raw, bug)`` and ``bug_notes(signature, readable, reduced_finding, refined_from,
-  path_wide)``: signature refinements, and the path canary's reason for a path-wide bug. :meth:`Store.set_bug_signature` (the reducer's hook) maps a bug's
-  signature to a finer one; rows keep the signature they were recorded with and are grouped by
+  path_wide)``: signature refinements, and the path canary's reason for a path-wide bug.
+  :meth:`Store.set_bug_signature` (the reducer's hook) maps a bug's signature to a finer one;
+  rows keep the signature they were recorded with and are grouped by
   ``COALESCE(aliases.bug, programs.signature)``.
 
 Crash safety: a seed's row is written in one transaction, after its finding folder; a seed
