@@ -203,3 +203,25 @@ def test_invalid_candidates_are_retried_then_given_up():
     gen = RewritesGenerator(max_tries=2)
     assert gen.generate(5, GenContext(eager_check=never)) is None
     assert gen.stats.tries == 2 and gen.stats.produced == 0
+
+
+def test_split_cat_programs_change_some_results_in_place(table):
+    """The pre-grad split/cat passes run before functionalization: a share of their programs
+    changes the result in place (the inputs after the call are judged too), and
+    ``mutate_cat_pass`` has a template (bench/found/split_cat_passes_alias_input.py)."""
+    assert "mutate_cat_node" in build_catalog().entries
+    inplace, mutate_cat = 0, 0
+    for s in range(400):
+        p = render_program(s, 0, table)
+        if note_of(p, "template") not in ("split_cat", "unbind_stack"):
+            continue
+        mutate_cat += note_of(p, "pattern") == "mutate_cat_node"
+        if "y = " in p.source:
+            inplace += 1
+            tree = ast.parse(p.source)
+            body = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+            fn = next(n for n in body if n.name in ("fn", "forward"))
+            calls = [ast.unparse(st) for st in fn.body if isinstance(st, ast.Expr)]
+            assert any(c.startswith("y.") and c.split("(")[0].endswith("_") for c in calls)
+            _run_eager(p)
+    assert inplace >= 3 and mutate_cat >= 1

@@ -181,6 +181,7 @@ KNOWN: tuple[Known, ...] = (
         {**_SPLIT_NORM, "split_cat_to_slices_pass": {}}),
     _sc("split_stack_to_cats", "split_stack_to_cats_pass", "split_cat",
         {**_SPLIT_NORM, "split_stack_to_cats_pass": {}}),
+    _sc("mutate_cat_node", "mutate_cat_pass", "split_cat", {**_SPLIT_NORM, "mutate_cat_pass": {}}),
     _sc("merge_unbind_stack", "unbind_stack_pass", "unbind_stack",
         {**_SPLIT_NORM, "unbind_stack_pass": {}}),
     _sc("unbind_cat_to_view", "unbind_cat_to_view_pass", "unbind_stack",

@@ -226,6 +226,26 @@ def _split_sizes(rng: random.Random, total: int, parts: int) -> list[int]:
     return [b - a for a, b in zip([0, *cut], [*cut, total])]
 
 
+#: In-place ops on a split/cat result: the pre-grad passes see them (they run before
+#: functionalization), and a rewrite that turns the fresh result into a view of the input must
+#: not let them write into it (``bench/found/split_cat_passes_alias_input.py``).
+INPLACE = {
+    "float": ("mul_(2)", "add_(1)", "zero_()", "clamp_(-0.5, 0.5)"),
+    "int": ("add_(1)", "mul_(3)"),
+}
+
+
+def _inplace_tail(rng: random.Random, s: Spec, dtype: str, p: float = 0.3) -> None:
+    """With probability ``p``, bind the result to ``y`` and change it in place before returning
+    it (the inputs after the call are compared too)."""
+    if s.ret.startswith("(") or rng.random() >= p:
+        return
+    op = rng.choice(INPLACE["int" if dtype.startswith("int") else "float"])
+    s.body += [f"y = {s.ret}", f"y.{op}"]
+    s.ret = "y"
+    s.note(inplace=op)
+
+
 def split_cat(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((2, 3))
@@ -263,6 +283,9 @@ def split_cat(rng: random.Random, target: str) -> Spec:
         cdim = rng.choice(others) if target == "split_cat_to_slices" and rng.random() < 0.6 else d
         if cdim == d and target == "merge_getitem_cat" and rng.random() < 0.5:
             items = items[:-1]
+        if target == "mutate_cat_node" and rng.random() < 0.5:  # a consecutive run of the pieces
+            lo = rng.randrange(nparts - 1)
+            items = items[lo : rng.randint(lo + 1, nparts)]
         if cdim == d and target == "simplify_split_cat" and rng.random() < 0.5:
             other = list(shape)
             other[d] = 2
@@ -272,6 +295,7 @@ def split_cat(rng: random.Random, target: str) -> Spec:
             size = shape[d] // nparts
             s.body[-1] = f"p = torch.split({x}.narrow({d}, 0, {size * nparts}), {size}, {dd})"
         s.ret = f"torch.cat([{', '.join(items)}], dim={cdim})"
+    _inplace_tail(rng, s, dtype)
     s.note(dim=d, dtype=dtype, stack=stack)
     return s
 
@@ -281,15 +305,8 @@ def unbind_stack(rng: random.Random, target: str) -> Spec:
     rank = rng.choice((2, 3))
     shape = [rng.choice((1, 2, 3, 4)) for _ in range(rank)]
     d = rng.randrange(rank)
-    x = s.add_input(
-        "x",
-        tensor(
-            rng,
-            shape,
-            rng.choice(("float32", "float32", "int64", "bfloat16")),
-            pick_layout(rng, rank),
-        ),
-    )
+    dtype = rng.choice(("float32", "float32", "int64", "bfloat16"))
+    x = s.add_input("x", tensor(rng, shape, dtype, pick_layout(rng, rank)))
     s.body.append(rng.choice((f"parts = torch.unbind({x}, dim={d})", f"parts = {x}.unbind({d})")))
     items = (
         "parts" if rng.random() < 0.5 else f"[{', '.join(f'parts[{i}]' for i in range(shape[d]))}]"
@@ -301,6 +318,7 @@ def unbind_stack(rng: random.Random, target: str) -> Spec:
     else:
         s.ret = f"torch.stack({items}, dim={d})"
     s.ret = f"{s.ret} + 1" if rng.random() < 0.5 else s.ret
+    _inplace_tail(rng, s, dtype)
     s.note(dim=d, shape=shape)
     return s
 
@@ -418,6 +436,7 @@ TEMPLATES_FREEZE: tuple[Template, ...] = (
             "merge_getitem_cat",
             "split_cat_to_slices",
             "split_stack_to_cats",
+            "mutate_cat_node",
         ),
         split_cat,
     ),
