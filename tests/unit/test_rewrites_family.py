@@ -7,6 +7,7 @@ and checks that their rewrite fired."""
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from collections import Counter
 
@@ -216,12 +217,28 @@ def test_split_cat_programs_change_some_results_in_place(table):
         if note_of(p, "template") not in ("split_cat", "unbind_stack"):
             continue
         mutate_cat += note_of(p, "pattern") == "mutate_cat_node"
-        if "y = " in p.source:
+        drawn = re.search(r"inplace=(\S+\)),", p.source)  # the template's variant line
+        if drawn:
             inplace += 1
             tree = ast.parse(p.source)
             body = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
             fn = next(n for n in body if n.name in ("fn", "forward"))
             calls = [ast.unparse(st) for st in fn.body if isinstance(st, ast.Expr)]
-            assert any(c.startswith("y.") and c.split("(")[0].endswith("_") for c in calls)
+            assert f"y.{drawn.group(1)}" in calls
             _run_eager(p)
     assert inplace >= 3 and mutate_cat >= 1
+
+
+def test_einsum_programs_draw_the_diagonal_form_the_pass_mistakes(table):
+    """``einsum_to_pointwise_pass``'s template draws "bcd,bcde->bce" with random letters and,
+    in a share, a repeated letter (bench/found/einsum_to_pointwise_repeated_subscript.py)."""
+    forms = Counter()
+    for s in range(600):
+        p = render_program(s, 0, table)
+        if note_of(p, "template") != "einsum_pointwise":
+            continue
+        eq = re.search(r"einsum\('(\w+),(\w+)->(\w+)'", p.source)
+        assert eq and len(eq.group(2)) == 4, p.source
+        forms["diagonal" if len(set(eq.group(2))) == 3 else "sum"] += 1
+        _run_eager(p)
+    assert forms["sum"] >= 1 and forms["diagonal"] >= 1, forms

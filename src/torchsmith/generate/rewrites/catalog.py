@@ -181,6 +181,8 @@ KNOWN: tuple[Known, ...] = (
         {**_SPLIT_NORM, "split_cat_to_slices_pass": {}}),
     _sc("split_stack_to_cats", "split_stack_to_cats_pass", "split_cat",
         {**_SPLIT_NORM, "split_stack_to_cats_pass": {}}),
+    _sc("replace_einsum_to_pointwise", "einsum_to_pointwise_pass", "einsum_pointwise",
+        {"einsum_to_pointwise_pass": {}}),
     _sc("mutate_cat_node", "mutate_cat_pass", "split_cat", {**_SPLIT_NORM, "mutate_cat_pass": {}}),
     _sc("merge_unbind_stack", "unbind_stack_pass", "unbind_stack",
         {**_SPLIT_NORM, "unbind_stack_pass": {}}),

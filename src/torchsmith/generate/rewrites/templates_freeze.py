@@ -323,6 +323,28 @@ def unbind_stack(rng: random.Random, target: str) -> Spec:
     return s
 
 
+def einsum_pointwise(rng: random.Random, target: str) -> Spec:
+    """``einsum("bcd,bcde->bce", x, w) + ...`` (the shape ``einsum_to_pointwise_pass``
+    rewrites as a broadcast product and a sum), with random letters; a quarter of the programs
+    repeat a letter (a diagonal, no sum: ``"bcd,bcdd->bcd"``), which the pass's equation check
+    does not tell apart (``bench/found/einsum_to_pointwise_repeated_subscript.py``)."""
+    s = Spec()
+    b, c, d, e = rng.sample("abcdefghijk", 4)
+    sizes = {b: rng.randint(1, 3), c: rng.randint(1, 4), d: rng.randint(2, 5), e: rng.randint(1, 5)}
+    eq = f"{b}{c}{d},{b}{c}{d}{e}->{b}{c}{e}"
+    if rng.random() < 0.25:
+        e = d  # "bcd,bcdd->bcd"
+        eq = f"{b}{c}{d},{b}{c}{d}{d}->{b}{c}{d}"
+    dtype = rng.choice(("float32", "float32", "float64"))
+    x = s.add_input("x", tensor(rng, [sizes[b], sizes[c], sizes[d]], dtype))
+    w = s.add_input("w", tensor(rng, [sizes[b], sizes[c], sizes[d], sizes[e]], dtype))
+    tail = rng.choice(("1", "0.5", x if e == d else "1"))
+    s.ret = f"torch.einsum({eq!r}, {x}, {w}) + {tail}"
+    s.config = {"inductor.pre_grad_fusion_options": {"einsum_to_pointwise_pass": {}}}
+    s.note(equation=eq, dtype=dtype)
+    return s
+
+
 def split_cat_aten(rng: random.Random, target: str) -> Spec:
     s = Spec()
     rank = rng.choice((2, 3))
@@ -445,6 +467,7 @@ TEMPLATES_FREEZE: tuple[Template, ...] = (
         ("merge_unbind_stack", "unbind_cat_to_view", "unbind_stack_to_slices"),
         unbind_stack,
     ),
+    Template("einsum_pointwise", ("replace_einsum_to_pointwise",), einsum_pointwise),
     Template(
         "split_cat_aten",
         ("merge_split_cat_aten", "merge_select_cat_aten", "merge_unbind_stack_aten"),
