@@ -25,8 +25,9 @@ from torchsmith.execute.protocol import JobOutcome, Request
 STARTUP_TIMEOUT = 180.0
 #: Added to a job's deadline when a fresh worker process enters its first compiled run: the
 #: first Inductor compile pays the one-time import and toolchain cost (about 20 s, more on a
-#: loaded machine), which says nothing about the program.
-FIRST_JOB_GRACE = 60.0
+#: loaded machine), which says nothing about the program. ``TORCHSMITH_FIRST_JOB_GRACE``
+#: (seconds) sets it: more on a slow machine, less where the toolchain is warm.
+FIRST_JOB_GRACE = float(os.environ.get("TORCHSMITH_FIRST_JOB_GRACE", "60"))
 POLL_INTERVAL = 0.05
 LOG_TAIL_CHARS = 4000
 
