@@ -14,6 +14,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,11 +24,31 @@ from torchsmith.execute import protocol
 from torchsmith.execute.protocol import JobOutcome, Request
 
 STARTUP_TIMEOUT = 180.0
+
+
 #: Added to a job's deadline when a fresh worker process enters its first compiled run: the
 #: first Inductor compile pays the one-time import and toolchain cost (about 20 s, more on a
 #: loaded machine), which says nothing about the program. ``TORCHSMITH_FIRST_JOB_GRACE``
 #: (seconds) sets it: more on a slow machine, less where the toolchain is warm.
-FIRST_JOB_GRACE = float(os.environ.get("TORCHSMITH_FIRST_JOB_GRACE", "60"))
+def _grace(text: str | None, default: float = 60.0) -> float:
+    """``TORCHSMITH_FIRST_JOB_GRACE`` as seconds; a value that is not a number >= 0 is reported
+    on stderr and the default used (it must not stop every command at import)."""
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # also NaN
+        print(
+            f"torchsmith: TORCHSMITH_FIRST_JOB_GRACE={text!r} is not seconds; using {default:g}",
+            file=sys.stderr,
+        )
+        return default
+    return value
+
+
+FIRST_JOB_GRACE = _grace(os.environ.get("TORCHSMITH_FIRST_JOB_GRACE"))
 POLL_INTERVAL = 0.05
 LOG_TAIL_CHARS = 4000
 
