@@ -5,7 +5,8 @@ not-a-bug cases) and every script of this project's own reported finds (``bench/
 imported into the canonical format (checked as pasted when it cannot be imported), checked
 under ``--python`` (a venv with the torch to sign on) and, with ``--reduce``, reduced by the same
 reducer a campaign uses when its failure is a wrong output; the readable signature of the
-(reduced) program is recorded with the issue number, URL and title. A case that does not fail
+(reduced) program is recorded with the issue number, URL and title, and the opt-in passes the
+script switches on by name (``needs``: the entry then labels only findings run with them). A case that does not fail
 there (fixed in that release, or not reproduced on CPU) gives no entry. Entries are added: a
 case may hold several (signed as pasted, imported, reduced; per torch version).
 
@@ -30,6 +31,7 @@ sys.path.insert(0, str(HERE.parent / "src"))
 from torchsmith import dedup  # noqa: E402
 from torchsmith.check import check_program  # noqa: E402
 from torchsmith.execute.worker import Worker  # noqa: E402
+from torchsmith.known import passes_named  # noqa: E402
 from torchsmith.options import CheckOptions  # noqa: E402
 from torchsmith.program.format import ProgramFormatError  # noqa: E402
 from torchsmith.program.load import load_program  # noqa: E402
@@ -123,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{item['source']:60s} {how:12s} {readable}  {time.perf_counter() - t0:.0f}s")
             if readable is not None:
                 entry = {k: item[k] for k in ("issue", "url", "title", "source")}
-                signed.append(entry | {"readable": readable, "torch": version, "signed": how})
+                entry |= {"readable": readable, "torch": version, "signed": how}
+                needs = sorted(passes_named(Path(item["path"]).read_text()))
+                signed.append(entry | ({"needs": needs} if needs else {}))
     # entries are added, never silently replaced: a script signed as pasted and its imported or
     # reduced program may sign differently, and both name the same known bug; --fresh drops this
     # version's entries of the scripts signed now

@@ -19,6 +19,11 @@ A cause (its readable signature, after reduction) is
   ops (``add``, ...);
 * ``new`` otherwise.
 
+An entry whose bug needs opt-in graph passes (switched on by name: ``pre_grad_fusion_options``
+and the like) records them in ``needs``; it matches only a finding whose settings switch every
+one of them on (:func:`passes_named` of its options), since a generic message (an invalid
+``view``) is met through many passes, each its own bug.
+
 Matching is deliberately strict: a new bug labelled known is lost, so two wrong outputs in the
 same stage with different ops are different causes.
 """
@@ -28,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import re
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -70,10 +76,23 @@ class KnownBug(Jsonable):
     title: str = ""
     torch: str = ""  # the torch version it was signed on
     source: str = ""  # bench/issues/<file>, bench/found/<file>, or the user's file
+    needs: tuple[str, ...] = ()  # opt-in passes its program switches on (passes_named)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "needs", tuple(self.needs))  # JSON gives a list
 
     def describe(self) -> str:
         """``#123456`` for a public issue, else where the entry comes from."""
         return f"#{self.issue}" if self.issue else (self.source or self.readable[:60])
+
+
+#: An opt-in pass, as its switch names it: a quoted ``..._pass`` (``"select_cat_aten_pass"``).
+_PASS_NAME = re.compile(r"""["'](\w+_pass)["']""")
+
+
+def passes_named(text: str) -> frozenset[str]:
+    """The opt-in passes a program's source, or its settings as JSON, switch on by name."""
+    return frozenset(_PASS_NAME.findall(text))
 
 
 def _fields(readable: str) -> list[str]:
@@ -172,19 +191,27 @@ class KnownTable:
 
         return self.add_signatures(load_known(path))
 
-    def match(self, readable: str, signature: str = "") -> KnownBug | None:
-        """The entry for this cause: an exact signature first, then :func:`same_cause`."""
+    def match(
+        self, readable: str, signature: str = "", passes: Iterable[str] = ()
+    ) -> KnownBug | None:
+        """The entry for this cause: an exact signature first, then :func:`same_cause`; an
+        entry that ``needs`` passes only when ``passes`` (the finding's) holds them all."""
         if signature and signature in self._sigs:
             return KnownBug(readable=readable, source="--known")
-        exact = [e for e in self.entries if e.readable == readable]
+        on = frozenset(passes)
+        entries = [e for e in self.entries if on.issuperset(e.needs)]
+        exact = [e for e in entries if e.readable == readable]
         if exact:
             return exact[0]
-        return next((e for e in self.entries if same_cause(e.readable, readable)), None)
+        return next((e for e in entries if same_cause(e.readable, readable)), None)
 
 
-def label(readable: str, table: KnownTable, signature: str = "") -> tuple[Label, KnownBug | None]:
-    """The cause's label and the known entry it matches (if any)."""
-    entry = table.match(readable, signature)
+def label(
+    readable: str, table: KnownTable, signature: str = "", passes: Iterable[str] = ()
+) -> tuple[Label, KnownBug | None]:
+    """The cause's label and the known entry it matches (if any); ``passes``: the opt-in
+    passes the finding's settings switch on (:func:`passes_named`)."""
+    entry = table.match(readable, signature, passes)
     symptom = _fields(readable)[0]
     if symptom in {s.value for s in Symptom if s.is_lesser}:
         return Label.LESSER, entry

@@ -154,3 +154,44 @@ def test_a_campaigns_rows_of_one_cause_count_once(tmp_path):
     same = {b["readable"]: b["same_as"] for b in summary["bug_list"]}
     assert [same[r] is None for r in readables].count(False) == 2
     assert same[region.format("atan2")] is None
+
+
+def test_an_entry_that_needs_opt_in_passes_labels_only_findings_run_with_them(tmp_path):
+    """A generic message met through one opt-in pass is not known through another: the entry
+    names the passes its script switches on (``needs``), the campaign's rows the passes their
+    options switch on, and both must agree (move_reshape_out_of_split_stack's invalid view is
+    not select_cat_aten's)."""
+    from torchsmith.campaign.store import ProgramRow, Store
+    from torchsmith.campaign.summary import summarize
+    from torchsmith.known import passes_named
+
+    script = 'cfg.patch(post_grad_fusion_options={"normalization_aten_pass": {}, "x": 1})'
+    needs = passes_named(script + " 'select_cat_aten_pass' # not_quoted_pass")
+    assert needs == {"normalization_aten_pass", "select_cat_aten_pass"}
+    table = KnownTable([KnownBug(readable=CRASH, issue=1, url="u/1", needs=tuple(needs))])
+    assert KnownBug.from_dict({"readable": CRASH, "needs": ["a_pass"]}).needs == ("a_pass",)
+    assert label(CRASH, table)[0] is Label.NEW  # default settings
+    assert label(CRASH, table, passes=["normalization_aten_pass"])[0] is Label.NEW
+    assert label(CRASH, table, passes=[*needs, "other_pass"])[0] is Label.KNOWN
+    options = [
+        {"config": {"inductor.post_grad_fusion_options": {n: {} for n in sorted(needs)}}},
+        {
+            "config": {
+                "inductor.pre_grad_fusion_options": {"move_reshape_out_of_split_stack_pass": {}}
+            }
+        },
+    ]
+    with Store(tmp_path) as s:
+        for i, opts in enumerate(options):
+            s.record(
+                ProgramRow(
+                    seed=i, generator="rewrites", name=f"p{i}", digest=f"d{i}",
+                    verdict="crash", phase="compiled", stage="inductor", symptom="exception",
+                    category="bug", signature=f"sig-{i}", readable=CRASH + str(i),
+                    finding=f"f{i}", lines=5, ops=2, options=opts,
+                )
+            )  # fmt: skip
+        summary = summarize(s, table=KnownTable([KnownBug(CRASH + "0", 1, needs=tuple(needs))]))
+        rows = {b["readable"]: b for b in summary["bug_list"]}
+        assert rows[CRASH + "0"]["passes"] == sorted(needs)
+    assert rows[CRASH + "0"]["label"] == "known" and rows[CRASH + "1"]["label"] == "new"

@@ -212,7 +212,7 @@ def test_split_cat_programs_change_some_results_in_place(table):
     ``mutate_cat_pass`` has a template (bench/found/split_cat_passes_alias_input.py)."""
     assert "mutate_cat_node" in build_catalog().entries
     inplace, mutate_cat = 0, 0
-    for s in range(400):
+    for s in range(1000):
         p = render_program(s, 0, table)
         if note_of(p, "template") not in ("split_cat", "unbind_stack"):
             continue
@@ -242,3 +242,19 @@ def test_einsum_programs_draw_the_diagonal_form_the_pass_mistakes(table):
         forms["diagonal" if len(set(eq.group(2))) == 3 else "sum"] += 1
         _run_eager(p)
     assert forms["sum"] >= 1 and forms["diagonal"] >= 1, forms
+
+
+def test_reshaped_split_pieces_are_stacked_in_both_widths(table):
+    """``move_reshape_out_of_split_stack_pass``'s template stacks reshaped split pieces, of
+    width one (the pass's own test) and wider (where it permutes the input wrongly,
+    bench/found/move_reshape_out_of_split_stack_wide_pieces.py); each runs in eager."""
+    widths = Counter()
+    for s in range(1500):
+        p = render_program(s, 0, table)
+        if note_of(p, "pattern") != "move_reshape_out_of_split_stack":
+            continue
+        m = re.search(r"torch\.split\(\w+, (\d+), -?\d+\)", p.source)
+        assert m and "torch.stack(r, dim=" in p.source and "reshape(" in p.source, p.source
+        widths["one" if m.group(1) == "1" else "wide"] += 1
+        _run_eager(p)
+    assert widths["one"] >= 1 and widths["wide"] >= 1, widths

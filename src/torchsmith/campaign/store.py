@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from torchsmith.known import passes_named
 from torchsmith.verdict import Verdict
 
 DB_NAME = "campaign.db"
@@ -138,6 +139,7 @@ class Bug:
     reduced_finding: str | None = None
     raw_signatures: list[str] = dataclasses.field(default_factory=list)
     path_wide: str | None = None  # why a trivial program on its path fails the same way
+    passes: list[str] = dataclasses.field(default_factory=list)  # opt-in passes it ran with
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -307,6 +309,14 @@ class Store:
     def _columns(self, table: str) -> set[str]:
         return {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
 
+    def _passes(self, oid: str | None) -> list[str]:
+        """The opt-in passes (:func:`~torchsmith.known.passes_named`) options ``oid`` switch on."""
+        if oid is None:
+            return []
+        row = self.db.execute("SELECT json FROM options WHERE id = ?", (oid,)).fetchone()
+        config = json.dumps(json.loads(row[0]).get("config") or {}) if row else ""
+        return sorted(passes_named(config))
+
     def options_of(self, oid: str) -> dict[str, Any] | None:
         row = self.db.execute("SELECT json FROM options WHERE id = ?", (oid,)).fetchone()
         return json.loads(row[0]) if row else None
@@ -396,8 +406,9 @@ class Store:
                 b.verdicts.append(r["verdict"])
             if r["signature"] not in b.raw_signatures:
                 b.raw_signatures.append(r["signature"])
-            if size < b.smallest_size:
+            if size < b.smallest_size or b.count == 1:
                 b.smallest, b.smallest_size = r["finding"], size
+                b.passes = self._passes(r["options_id"])
             if known is None:
                 b.known = b.known or bool(r["known"])
             else:

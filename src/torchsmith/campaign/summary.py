@@ -26,7 +26,7 @@ def label_bugs(bugs: list[Bug], table: KnownTable) -> list[dict[str, Any]]:
     with ``same_as`` is not counted as a cause of its own."""
     out = []
     for b in bugs:
-        lab, entry = label(b.readable, table, b.signature)
+        lab, entry = label(b.readable, table, b.signature, b.passes)
         if b.path_wide:
             lab, entry = Label.PATH_WIDE, None
         d = b.to_dict()

@@ -184,6 +184,8 @@ KNOWN: tuple[Known, ...] = (
     _sc("replace_einsum_to_pointwise", "einsum_to_pointwise_pass", "einsum_pointwise",
         {"einsum_to_pointwise_pass": {}}),
     _sc("mutate_cat_node", "mutate_cat_pass", "split_cat", {**_SPLIT_NORM, "mutate_cat_pass": {}}),
+    _sc("move_reshape_out_of_split_stack", "move_reshape_out_of_split_stack_pass", "split_cat",
+        {**_SPLIT_NORM, "move_reshape_out_of_split_stack_pass": {}}),
     _sc("merge_unbind_stack", "unbind_stack_pass", "unbind_stack",
         {**_SPLIT_NORM, "unbind_stack_pass": {}}),
     _sc("unbind_cat_to_view", "unbind_cat_to_view_pass", "unbind_stack",

@@ -253,7 +253,7 @@ def split_cat(rng: random.Random, target: str) -> Spec:
     d = rng.randrange(rank)
     dd = d - rank if rng.random() < 0.3 else d
     nparts = rng.choice((2, 3))
-    stack = target == "split_stack_to_cats" or (
+    stack = target in ("split_stack_to_cats", "move_reshape_out_of_split_stack") or (
         target != "split_cat_to_slices" and rng.random() < 0.2
     )
     shape[d] = nparts * rng.choice((2, 3)) if stack else rng.choice((6, 8, 9))
@@ -270,6 +270,9 @@ def split_cat(rng: random.Random, target: str) -> Spec:
             f"c, e = torch.split(b, {second}, dim={d})",
         ]
         s.ret = "(a + 1, c * 2, e)"
+    elif target == "move_reshape_out_of_split_stack":
+        s.body += _reshape_pieces(rng, x, shape, d, dd, nparts)
+        s.ret = f"torch.stack(r, dim={rng.choice((0, 1))})"
     elif stack:
         size = shape[d] // nparts
         s.body.append(f"p = torch.split({x}, {size}, {dd})")
@@ -298,6 +301,28 @@ def split_cat(rng: random.Random, target: str) -> Spec:
     _inplace_tail(rng, s, dtype)
     s.note(dim=d, dtype=dtype, stack=stack)
     return s
+
+
+def _reshape_pieces(
+    rng: random.Random, x: str, shape: list[int], d: int, dd: int, nparts: int
+) -> list[str]:
+    """``split`` into equal pieces, each reshaped alike, as ``r`` (the input of a ``stack``):
+    ``move_reshape_out_of_split_stack_pass``'s shape. The pass's own test uses pieces of width
+    one; wider pieces are where it permutes the input wrongly
+    (``bench/found/move_reshape_out_of_split_stack_wide_pieces.py``)."""
+    size = 1 if rng.random() < 0.4 else shape[d] // nparts
+    piece = list(shape)
+    piece[d] = size
+    n = 1
+    for v in piece:
+        n *= v
+    last = rng.choice([k for k in (2, 3, 4, 6) if n % k == 0] or [1])
+    target = rng.choice(([n], [-1, last], [last, -1]))
+    split = f"torch.split({x}, {size}, {dd})"
+    reshape = rng.choice(("torch.reshape(t, {})", "t.reshape({})")).format(target)
+    if size == 1:
+        return [f"r = [{reshape} for t in {split}]"]
+    return [f"p = {split}", f"r = [{reshape} for t in p]"]
 
 
 def unbind_stack(rng: random.Random, target: str) -> Spec:
@@ -459,6 +484,7 @@ TEMPLATES_FREEZE: tuple[Template, ...] = (
             "split_cat_to_slices",
             "split_stack_to_cats",
             "mutate_cat_node",
+            "move_reshape_out_of_split_stack",
         ),
         split_cat,
     ),
