@@ -37,6 +37,7 @@ import re
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from torchsmith.jsonable import Jsonable
 from torchsmith.verdict import Symptom
@@ -86,13 +87,28 @@ class KnownBug(Jsonable):
         return f"#{self.issue}" if self.issue else (self.source or self.readable[:60])
 
 
-#: An opt-in pass, as its switch names it: a quoted ``..._pass`` (``"select_cat_aten_pass"``).
-_PASS_NAME = re.compile(r"""["'](\w+_pass)["']""")
+#: An opt-in pass, as its switch names it: a quoted ``..._pass`` (``"select_cat_aten_pass"``)
+#: or a flag ending in ``_passes`` (``"inductor.efficient_conv_bn_eval_fx_passes"``: its last
+#: dotted part).
+_PASS_NAME = re.compile(r"""["'](?:[\w]+\.)*(\w+_pass(?:es)?)["']""")
 
 
 def passes_named(text: str) -> frozenset[str]:
-    """The opt-in passes a program's source, or its settings as JSON, switch on by name."""
+    """The opt-in passes a program's source names (a script's, signed into the table)."""
     return frozenset(_PASS_NAME.findall(text))
+
+
+def passes_on(config: Any) -> frozenset[str]:
+    """The opt-in passes settings switch on: the keys of ``passes_named``'s form whose value
+    is not false, at any depth (``{"inductor.pre_grad_fusion_options": {"x_pass": {}}}``)."""
+    out: set[str] = set()
+    if isinstance(config, dict):
+        for key, value in config.items():
+            if value is False or value is None:
+                continue
+            out |= passes_named(json.dumps(str(key)))
+            out |= passes_on(value)
+    return frozenset(out)
 
 
 def _fields(readable: str) -> list[str]:

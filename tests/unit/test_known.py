@@ -163,11 +163,18 @@ def test_an_entry_that_needs_opt_in_passes_labels_only_findings_run_with_them(tm
     not select_cat_aten's)."""
     from torchsmith.campaign.store import ProgramRow, Store
     from torchsmith.campaign.summary import summarize
-    from torchsmith.known import passes_named
+    from torchsmith.known import passes_named, passes_on
 
     script = 'cfg.patch(post_grad_fusion_options={"normalization_aten_pass": {}, "x": 1})'
     needs = passes_named(script + " 'select_cat_aten_pass' # not_quoted_pass")
     assert needs == {"normalization_aten_pass", "select_cat_aten_pass"}
+    flag = 'compile_config = {"inductor.efficient_conv_bn_eval_fx_passes": True}'
+    assert passes_named(flag) == {"efficient_conv_bn_eval_fx_passes"}
+    on = {"inductor.efficient_conv_bn_eval_fx_passes": True, "inductor.a_pass": False}
+    assert passes_on(on | {"x": {"b_pass": {}, "c_pass": None}}) == {
+        "efficient_conv_bn_eval_fx_passes",
+        "b_pass",
+    }
     table = KnownTable([KnownBug(readable=CRASH, issue=1, url="u/1", needs=tuple(needs))])
     assert KnownBug.from_dict({"readable": CRASH, "needs": ["a_pass"]}).needs == ("a_pass",)
     assert label(CRASH, table)[0] is Label.NEW  # default settings

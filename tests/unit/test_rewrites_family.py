@@ -258,3 +258,22 @@ def test_reshaped_split_pieces_are_stacked_in_both_widths(table):
         widths["one" if m.group(1) == "1" else "wide"] += 1
         _run_eager(p)
     assert widths["one"] >= 1 and widths["wide"] >= 1, widths
+
+
+def test_conv_bn_eval_programs_draw_linears_on_3d_inputs_and_keyword_convs(table):
+    """``efficient_conv_bn_eval``'s template also draws a ``Linear`` before the ``BatchNorm1d``
+    on 3-d inputs (bench/found/efficient_conv_bn_eval_linear_bn1d_3d.py) and convolutions called
+    with keyword arguments (#196165); each runs in eager."""
+    kinds = Counter()
+    for s in range(1500):
+        p = render_program(s, 0, table)
+        if note_of(p, "template") != "efficient_conv_bn_eval":
+            continue
+        if "self.lin(" in p.source:
+            kinds["linear3" if "linear=rank3" in p.source else "linear2"] += 1
+        elif "bias=self.conv.bias" in p.source:
+            kinds["keywords"] += 1
+        else:
+            kinds["module"] += 1
+        _run_eager(p)
+    assert min(kinds[k] for k in ("linear3", "linear2", "keywords", "module")) >= 1, kinds

@@ -36,7 +36,7 @@ from torchsmith.campaign.steer import LineCoverage
 from torchsmith.campaign.store import DB_NAME, ProgramRow, RecordAck, Store
 from torchsmith.campaign.summary import summarize
 from torchsmith.campaign.writer import Writer
-from torchsmith.check import CheckError, check_eager, check_program
+from torchsmith.check import CheckError, check_eager, check_program, effective_options
 from torchsmith.configspace.session import ConfigSampler
 from torchsmith.execute.inductor_cache import BoundedCache, slot_env
 from torchsmith.execute.pool import Slot, WorkerPool
@@ -435,7 +435,7 @@ class Campaign:
                 result = (given and given.result) or check_program(program, opts, w)
                 if picked and result.finding_kind:  # bisected to its minimal set first
                     result, opts, extra = self.space.bisect(program, result, picked, w)
-                row.options = opts.to_dict()
+                row.options = effective_options(program, opts).to_dict()  # as checked
             except CheckError as e:
                 row.status, row.error = "error", str(e)[:2000]
             except ActorLost as e:  # its node died: once more on another actor, then an error

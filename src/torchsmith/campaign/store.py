@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from torchsmith.known import passes_named
+from torchsmith.known import passes_on
 from torchsmith.verdict import Verdict
 
 DB_NAME = "campaign.db"
@@ -309,14 +309,6 @@ class Store:
     def _columns(self, table: str) -> set[str]:
         return {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
 
-    def _passes(self, oid: str | None) -> list[str]:
-        """The opt-in passes (:func:`~torchsmith.known.passes_named`) options ``oid`` switch on."""
-        if oid is None:
-            return []
-        row = self.db.execute("SELECT json FROM options WHERE id = ?", (oid,)).fetchone()
-        config = json.dumps(json.loads(row[0]).get("config") or {}) if row else ""
-        return sorted(passes_named(config))
-
     def options_of(self, oid: str) -> dict[str, Any] | None:
         row = self.db.execute("SELECT json FROM options WHERE id = ?", (oid,)).fetchone()
         return json.loads(row[0]) if row else None
@@ -408,7 +400,8 @@ class Store:
                 b.raw_signatures.append(r["signature"])
             if size < b.smallest_size or b.count == 1:
                 b.smallest, b.smallest_size = r["finding"], size
-                b.passes = self._passes(r["options_id"])
+                opts = self.options_of(r["options_id"]) if r["options_id"] else None
+                b.passes = sorted(passes_on((opts or {}).get("config")))
             if known is None:
                 b.known = b.known or bool(r["known"])
             else:

@@ -208,13 +208,38 @@ def concat_linear(rng: random.Random, target: str) -> Spec:
 
 
 def efficient_conv_bn_eval(rng: random.Random, target: str) -> Spec:
+    """A convolution (or a ``Linear``: the pass folds those too) and a ``BatchNorm`` in eval
+    mode. A share of the convolutions is called functionally with keyword arguments (#196165:
+    the pass drops them), and the ``Linear`` programs draw 3-d inputs, whose ``BatchNorm1d``
+    normalizes dim 1 while the ``Linear`` maps the last
+    (``bench/found/efficient_conv_bn_eval_linear_bn1d_3d.py``)."""
     s = Spec(module=True, config={"inductor.efficient_conv_bn_eval_fx_passes": True})
-    dims = rng.choice((2, 2, 1, 3))
-    cin, cout = rng.choice((1, 3)), rng.choice((2, 4))
-    _conv(rng, s, cin, cout, dims)
-    _bn_init(rng, s, cout, dims)
-    x = _image(rng, s, cin, dims)
-    s.body.append(f"h = self.bn(self.conv({x}))")
+    if rng.random() < 0.3:
+        fin, fout = rng.choice((3, 4)), rng.choice((1, 2, 5))
+        s.init.append(f"self.lin = nn.Linear({fin}, {fout}, bias={rng.random() < 0.75})")
+        rank3 = rng.random() < 0.7
+        c = rng.choice((fout, fout, 1, 3)) if rank3 else fout
+        _bn_init(rng, s, c, 1)
+        shape = [rng.choice((2, 3)), c, fin] if rank3 else [rng.choice((2, 3)), fin]
+        x = s.add_input("x", tensor(rng, shape, "float32"))
+        s.body.append(f"h = self.bn(self.lin({x}))")
+        s.note(linear=f"rank{len(shape)}", bn_channels=c, features=fout)
+    else:
+        dims = rng.choice((2, 2, 1, 3))
+        cin, cout = rng.choice((1, 3)), rng.choice((2, 4))
+        _conv(rng, s, cin, cout, dims)
+        _bn_init(rng, s, cout, dims)
+        x = _image(rng, s, cin, dims)
+        if rng.random() < 0.25:
+            conv = (
+                f"F.conv{dims}d({x}, self.conv.weight, bias=self.conv.bias, "
+                "stride=self.conv.stride, padding=self.conv.padding, "
+                "dilation=self.conv.dilation, groups=self.conv.groups)"
+            )
+            s.body.append(f"h = self.bn({conv})")
+            s.note(conv_call="keywords")
+        else:
+            s.body.append(f"h = self.bn(self.conv({x}))")
     s.ret = rng.choice(("h", "torch.relu(h)"))
     if rng.random() < 0.85:
         s.check["grad"] = True
