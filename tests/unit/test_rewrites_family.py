@@ -277,3 +277,21 @@ def test_conv_bn_eval_programs_draw_linears_on_3d_inputs_and_keyword_convs(table
             kinds["module"] += 1
         _run_eager(p)
     assert min(kinds[k] for k in ("linear3", "linear2", "keywords", "module")) >= 1, kinds
+
+
+def test_gumbel_sampling_programs_draw_the_rates_and_dims_callers_write(table):
+    """The default-on ``apply_gumbel_max_trick`` pass has a template (its file was outside the
+    catalog's list; every ``fx_passes`` file is read now): rates as callers write them (the
+    default among them: bench/found/gumbel_max_trick_default_rate_crash.py) and softmax dims
+    other than the argmax's (bench/found/gumbel_max_trick_softmax_dim.py); each runs in eager."""
+    assert "apply_gumbel_max_trick" in build_catalog().entries
+    drawn = Counter()
+    for s in range(2500):
+        p = render_program(s, 0, table)
+        if note_of(p, "template") != "gumbel_sampling":
+            continue
+        assert "exponential_(" in p.source and "torch.argmax(probs / q, dim=-1" in p.source
+        drawn["default rate" if ".exponential_()" in p.source else "rate"] += 1
+        drawn["other dim" if "softmax_dim=-1" not in p.source else "last dim"] += 1
+        _run_eager(p)
+    assert min(drawn[k] for k in ("default rate", "rate", "other dim", "last dim")) >= 1, drawn

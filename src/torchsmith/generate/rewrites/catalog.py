@@ -24,7 +24,7 @@ import functools
 import os
 from typing import Any
 
-#: Files read (relative to ``torch/_inductor``).
+#: Files read first (relative to ``torch/_inductor``); the other ``fx_passes`` files follow.
 FILES = (
     "fx_passes/joint_graph.py",
     "fx_passes/post_grad.py",
@@ -40,6 +40,7 @@ FILES = (
     "fx_passes/misc_patterns.py",
     "fx_passes/decompose_mem_bound_mm.py",
     "fx_passes/quantization.py",
+    "fx_passes/apply_gumbel_max_trick.py",
     "decomposition.py",
 )
 
@@ -167,6 +168,9 @@ KNOWN: tuple[Known, ...] = (
     _k("efficient_conv_bn_eval_graph_transform_decomposed", "fx_passes/efficient_conv_bn_eval.py",
        "pattern", "efficient_conv_bn_eval", "pre_grad.efficient_conv_bn_eval_pass",
        {"inductor.efficient_conv_bn_eval_fx_passes": True}, ("inductor:efficient_conv_bn_eval",)),
+    _k("apply_gumbel_max_trick", "fx_passes/apply_gumbel_max_trick.py", "pattern",
+       "gumbel_sampling", "pre_grad.apply_gumbel_max_trick_pass", None,
+       ("inductor:apply_gumbel_max_trick",)),
     # -- split / cat (split_cat.py), switched on by the fusion options ----------------------------
     _sc("merge_splits", "merge_splits_pass", "split_cat", {**_SPLIT_NORM, "merge_splits_pass": {}}),
     _k("simplify_split_cat", SC, "pattern", "split_cat", "split_cat.split_cat_pass",
@@ -334,7 +338,10 @@ def build_catalog() -> Catalog:
 
     root = os.path.join(os.path.dirname(torch.__file__), "_inductor")
     facts: dict[str, FileFacts] = {}
-    for rel in FILES:
+    # every other pass file too: a pass a new torch adds (apply_gumbel_max_trick.py, on by
+    # default since 2.10, was missed that way) is then listed uncovered instead of unseen
+    more = sorted(f"fx_passes/{n}" for n in os.listdir(os.path.join(root, "fx_passes")))
+    for rel in (*FILES, *(r for r in more if r.endswith(".py") and r not in FILES)):
         path = os.path.join(root, rel)
         if os.path.exists(path):
             facts[rel] = read_file(path)

@@ -1,7 +1,7 @@
 """``rewrites`` templates for the joint-graph and post-grad peepholes: views and permutes that
 cancel, dtype-conversion chains, scaled softmax, one-hot scatter on a constant, uniform-value
-folding, no-op removal, cumsum of a constant, cat/split round trips (matrix products are in
-``templates_mm``).
+folding, no-op removal, cumsum of a constant, cat/split round trips, the Gumbel-max sampling
+rewrite (matrix products are in ``templates_mm``).
 
 Each ``render(rng, target)`` returns a :class:`~torchsmith.generate.rewrites.base.Spec`; it
 varies dtypes, sizes (1 and odd sizes included), layouts, broadcasting and keyword arguments,
@@ -420,6 +420,30 @@ def cat_split_identity(rng: random.Random, target: str) -> Spec:
     return s
 
 
+def gumbel_sampling(rng: random.Random, target: str) -> Spec:
+    """The sampling idiom ``argmax(softmax(logits) / q, dim=-1, keepdim=True)`` with ``q``
+    exponential (gpt-fast's ``multinomial_sample_one_no_sync``), which the default-on
+    ``apply_gumbel_max_trick`` pass rewrites to ``argmax(logits - log(q))``. Drawn: the rate
+    as ``exponential_``'s callers write it (``1.0``, ``1``, the default, ``lambd=1.0``; a rate
+    of 2 the pass must leave), a softmax over another dim than the argmax's, a temperature,
+    the argmax without ``keepdim`` (``bench/found/gumbel_max_trick_*.py``)."""
+    s = Spec()
+    rank = rng.choice((1, 2, 2, 3))
+    shape = [rng.choice((1, 2, 3, 4)) for _ in range(rank - 1)] + [rng.choice((5, 8, 16, 33))]
+    x = s.add_input("logits", tensor(rng, shape, "float32"))
+    if rng.random() < 0.4:
+        s.body.append(f"{x} = {x} / {fmt(rng.choice((0.7, 1.5, 0.1)))}")
+    dim = rng.choice([-1] * 4 + list(range(rank - 1)))
+    s.body.append(f"probs = F.softmax({x}, dim={dim})")
+    rate = rng.choice(("1.0", "1.0", "1", "", "", "lambd=1.0", "2.0"))
+    q = rng.choice((f"torch.empty_like({x})", f"torch.empty({shape_lit(shape)})"))
+    s.body.append(f"q = {q}.exponential_({rate})")
+    keep = rng.random() < 0.85
+    s.ret = f"torch.argmax(probs / q, dim=-1{', keepdim=True' if keep else ''})"
+    s.note(softmax_dim=dim, rate=rate or "default", keepdim=keep)
+    return s
+
+
 def _t(name: str, fn: Render, *entries: str) -> Template:
     return Template(name, entries, fn)
 
@@ -436,4 +460,5 @@ TEMPLATES_GRAPH: tuple[Template, ...] = (
     _t("cat_slice_cat", cat_slice_cat, "cat_slice_cat"),
     _t("split_cat_identity", split_cat_identity, "splitwithsizes_cat_replace"),
     _t("cat_split_identity", cat_split_identity, "cat_splitwithsizes_replace"),
+    _t("gumbel_sampling", gumbel_sampling, "apply_gumbel_max_trick"),
 )
