@@ -295,3 +295,25 @@ def test_gumbel_sampling_programs_draw_the_rates_and_dims_callers_write(table):
         drawn["other dim" if "softmax_dim=-1" not in p.source else "last dim"] += 1
         _run_eager(p)
     assert min(drawn[k] for k in ("default rate", "rate", "other dim", "last dim")) >= 1, drawn
+
+
+def test_batch_fusion_programs_mix_dtypes_and_cover_the_post_grad_fusions(table):
+    """The post-grad batch fusions have a template (``batch_aten``: unary and binary ops,
+    ``alpha`` in a share, ``mm``s), and the batch templates give one input another dtype in a
+    share, returned unstacked (bench/found/batch_aten_unary_post_grad_dtype.py); each runs in
+    eager."""
+    cat = build_catalog()
+    assert {"batch_aten_tanh", "batch_aten_sub", "batch_linear_post_grad"} <= set(cat.entries)
+    seen = Counter()
+    for s in range(2500):
+        p = render_program(s, 0, table)
+        if note_of(p, "template") not in ("batch_aten", "batch_pointwise"):
+            continue
+        mixed = "mixed_dtypes=True" in p.source
+        seen[(note_of(p, "template"), mixed)] += 1
+        if mixed:
+            assert "torch.stack(" not in p.source and "torch.cat(" not in p.source, p.source
+        seen["alpha"] += "alpha=" in p.source
+        _run_eager(p)
+    assert all(seen[(t, m)] for t in ("batch_aten", "batch_pointwise") for m in (True, False))
+    assert seen["alpha"] >= 1, seen

@@ -209,6 +209,10 @@ KNOWN: tuple[Known, ...] = (
                                               "batch_clamp", "batch_nan_to_num",
                                               "batch_layernorm")))
       for n in names),
+    *(_k(n, GB, "fusion", "batch_aten", f"group_batch_fusion.{n} (post grad)", None,
+         (f"inductor:{n}",))
+      for n in ("batch_aten_tanh", "batch_aten_sigmoid", "batch_aten_relu", "batch_aten_add",
+                "batch_aten_sub", "batch_aten_mul", "batch_aten_div", "batch_linear_post_grad")),
     # -- misc (misc_patterns.py) ------------------------------------------------------------------
     _k("NumpyCompatNormalization", "fx_passes/misc_patterns.py", "function", "numpy_compat",
        "pre_grad.numpy_compat_normalization", None, ("inductor:numpy_compat_normalization",)),

@@ -456,12 +456,23 @@ def batch_linear(rng: random.Random, target: str) -> Spec:
     return s
 
 
+def _batch_dtypes(rng: random.Random, n: int, p: float = 0.3) -> list[str]:
+    """``n`` dtypes for a batch fusion's inputs: in a share ``p`` of programs one differs (the
+    unary batch fusions group by shape alone: bench/found/batch_aten_unary_post_grad_dtype.py)."""
+    dts = ["float32"] * n
+    if rng.random() < p:
+        dts[rng.randrange(n)] = rng.choice(("float16", "bfloat16", "float64"))
+    return dts
+
+
 def batch_pointwise(rng: random.Random, target: str) -> Spec:
     s = Spec(module=target == "batch_layernorm")
     n = rng.randint(2, 5)
     shape = [rng.choice((1, 3, 4)), rng.choice((5, 8))]
+    dts = _batch_dtypes(rng, n, 0.0 if target == "batch_layernorm" else 0.3)
     xs = [
-        s.add_input(f"x{i}", tensor(rng, shape, "float32", pick_layout(rng, 2))) for i in range(n)
+        s.add_input(f"x{i}", tensor(rng, shape, dt, pick_layout(rng, 2)))
+        for i, dt in enumerate(dts)
     ]
     if target == "batch_layernorm":
         s.init.append(f"self.ns = nn.ModuleList([nn.LayerNorm({shape[-1]}) for _ in range({n})])")
@@ -475,11 +486,50 @@ def batch_pointwise(rng: random.Random, target: str) -> Spec:
             "batch_nan_to_num": "torch.nan_to_num({}, nan=0.0)",
         }[target]
         ys = [call.format(x) for x in xs]
-    s.ret = rng.choice((f"torch.stack([{', '.join(ys)}])", f"torch.cat([{', '.join(ys)}])"))
+    joined = (f"torch.stack([{', '.join(ys)}])", f"torch.cat([{', '.join(ys)}])")
+    mixed = len(set(dts)) > 1  # a stack would promote the odd one and hide its dtype
+    s.ret = f"({', '.join(ys)})" if mixed else rng.choice(joined)
     s.config = {
         "inductor.pre_grad_fusion_options": {target: {"min_fuse_set_size": rng.randint(2, n)}}
     }
-    s.note(n=n)
+    s.note(n=n, mixed_dtypes=mixed)
+    return s
+
+
+#: The post-grad (aten) batch fusions: what each batches.
+BATCH_ATEN = {
+    "batch_aten_tanh": "torch.tanh({0})",
+    "batch_aten_sigmoid": "torch.sigmoid({0})",
+    "batch_aten_relu": "torch.relu({0})",
+    "batch_aten_add": "torch.add({0}, {1}{alpha})",
+    "batch_aten_sub": "torch.sub({0}, {1}{alpha})",
+    "batch_aten_mul": "torch.mul({0}, {1})",
+    "batch_aten_div": "torch.div({0}, {1})",
+    "batch_linear_post_grad": "torch.mm({0}, {1})",
+}
+
+
+def batch_aten(rng: random.Random, target: str) -> Spec:
+    """Independent same-shape ops the opt-in post-grad batch fusions stack into one: unary and
+    binary pointwise ops (``alpha`` in a share: #195442 drops it for ``sub``) and ``mm``s
+    (#197069: grouped without their dtype), one input of another dtype in a share."""
+    s = Spec()
+    n = rng.randint(2, 6)
+    shape = [rng.choice((1, 3, 4)), rng.choice((5, 8))]
+    dts = _batch_dtypes(rng, n)
+    alpha = f", alpha={fmt(rng.choice((2, 0.5, -1)))}" if rng.random() < 0.4 else ""
+    ys = []
+    for i, dt in enumerate(dts):
+        other = list(reversed(shape)) if target == "batch_linear_post_grad" else shape
+        a = s.add_input(f"a{i}", tensor(rng, shape, dt, pick_layout(rng, 2)))
+        b = ""
+        if "{1}" in BATCH_ATEN[target]:
+            b = s.add_input(f"b{i}", tensor(rng, other, dt, positive=target == "batch_aten_div"))
+        ys.append(BATCH_ATEN[target].format(a, b, alpha=alpha))
+    s.ret = f"({', '.join(ys)})"
+    opts = {"min_fuse_set_size": rng.randint(2, n)}
+    s.config = {"inductor.post_grad_fusion_options": {target: opts}}
+    s.note(n=n, mixed_dtypes=len(set(dts)) > 1, alpha=bool(alpha) and "alpha" in BATCH_ATEN[target])
     return s
 
 
@@ -525,6 +575,7 @@ TEMPLATES_FREEZE: tuple[Template, ...] = (
         split_cat_aten,
     ),
     Template("batch_linear", ("batch_linear", "batch_linear_lhs"), batch_linear),
+    Template("batch_aten", tuple(BATCH_ATEN), batch_aten),
     Template(
         "batch_pointwise",
         (
