@@ -87,10 +87,10 @@ class KnownBug(Jsonable):
         return f"#{self.issue}" if self.issue else (self.source or self.readable[:60])
 
 
-#: An opt-in pass, as its switch names it: a quoted ``..._pass`` (``"select_cat_aten_pass"``)
-#: or a flag ending in ``_passes`` (``"inductor.efficient_conv_bn_eval_fx_passes"``: its last
-#: dotted part).
-_PASS_NAME = re.compile(r"""["'](?:[\w]+\.)*(\w+_pass(?:es)?)["']""")
+#: An opt-in pass, as its switch names it: a quoted ``..._pass`` (``"select_cat_aten_pass"``),
+#: a batch fusion (``"batch_aten_tanh"``, ``"group_linear"``) or a flag ending in ``_passes``
+#: (``"inductor.efficient_conv_bn_eval_fx_passes"``: its last dotted part).
+_PASS_NAME = re.compile(r"""["'](?:[\w]+\.)*(\w+_pass(?:es)?|batch_\w+|group_linear)["']""")
 
 
 def passes_named(text: str) -> frozenset[str]:

@@ -168,6 +168,8 @@ def test_an_entry_that_needs_opt_in_passes_labels_only_findings_run_with_them(tm
     script = 'cfg.patch(post_grad_fusion_options={"normalization_aten_pass": {}, "x": 1})'
     needs = passes_named(script + " 'select_cat_aten_pass' # not_quoted_pass")
     assert needs == {"normalization_aten_pass", "select_cat_aten_pass"}
+    fusions = '{"inductor.post_grad_fusion_options": {"batch_aten_tanh": {}}}'
+    assert passes_named(fusions) == {"batch_aten_tanh"}
     flag = 'compile_config = {"inductor.efficient_conv_bn_eval_fx_passes": True}'
     assert passes_named(flag) == {"efficient_conv_bn_eval_fx_passes"}
     on = {"inductor.efficient_conv_bn_eval_fx_passes": True, "inductor.a_pass": False}
