@@ -222,3 +222,35 @@ def test_the_campaigns_reducer_leaves_declared_settings_to_each_candidate(tmp_pa
     cfg = CampaignConfig(out=tmp_path, count=2, jobs=1, reduce=True)
     Campaign(cfg, generator=GradGen(), progress=Events(), reducer=reducer).run()
     assert seen == [(True, False)]  # found with gradients; reduced with each candidate's own
+
+
+def test_a_stopped_campaign_reduces_for_a_quarter_of_its_time_budget_at_most():
+    """``fuzz --time 20m`` had queued 47 bugs and reduced for 50 minutes past its 20: queued
+    reductions that have not started ``drain_for`` seconds after ``close`` are skipped, kept
+    unreduced and reported in one event; a ``--count`` campaign drains them all."""
+    import time as _time
+    from pathlib import Path
+
+    from torchsmith.campaign.config import CampaignConfig
+    from torchsmith.campaign.reducer import BackgroundReducer, drain_seconds
+
+    assert drain_seconds(CampaignConfig(out=Path("x"), time_budget=1200.0)) == 300.0
+    assert (
+        drain_seconds(CampaignConfig(out=Path("x"), time_budget=60.0, reduce_budget=120.0)) == 120
+    )
+    assert drain_seconds(CampaignConfig(out=Path("x"), count=10)) is None
+    seen, events = [], []
+
+    def reduce(finding, worker):
+        seen.append(finding)
+        _time.sleep(0.3)
+
+    r = BackgroundReducer(
+        reduce, lambda b, x: b, lambda f: f, lambda k, t: events.append(t), object
+    )
+    for i in range(6):
+        r.submit(f"f{i}", f"sig-{i}")
+    r.close(drain_for=0.5)
+    assert len(seen) <= 3 and len(seen) + len(r.skipped) == 6, (seen, r.skipped)
+    assert r.skipped == [f"sig-{i}" for i in range(len(seen), 6)]
+    assert events[-1].startswith(f"{len(r.skipped)} bug(s) left unreduced")

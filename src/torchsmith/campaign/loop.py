@@ -30,7 +30,7 @@ from torchsmith import dedup
 from torchsmith.campaign import pack
 from torchsmith.campaign.avoid import Avoidance, features
 from torchsmith.campaign.config import CampaignConfig, CampaignError
-from torchsmith.campaign.reducer import BackgroundReducer, mark_path_wide, refine_bug
+from torchsmith.campaign.reducer import BackgroundReducer, drain_seconds, mark_path_wide, refine_bug
 from torchsmith.campaign.repair import relink_reductions, remove_orphans
 from torchsmith.campaign.steer import LineCoverage
 from torchsmith.campaign.store import DB_NAME, ProgramRow, RecordAck, Store
@@ -277,8 +277,8 @@ class Campaign:
         finally:
             if pool is not None:
                 pool.close()
-            if self.bg_reducer is not None:  # reductions queued by now still run (budgeted)
-                self.bg_reducer.close(drop_queued=state == "interrupted")
+            if self.bg_reducer is not None:  # queued reductions run, a time budget's 1/4 at most
+                self.bg_reducer.close(state == "interrupted", drain_seconds(self.config))
                 self.bg_reducer = None
             if self.prepared:  # never touch the state of a campaign this session did not run
                 self.progress.update(self.snapshot())

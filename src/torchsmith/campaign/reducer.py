@@ -14,14 +14,17 @@ the machine's setup or the whole path, reported once, not a bug of the program.
 
 Invariants: a reducer fault never stops the campaign (it is reported as an ``error`` event);
 at most one reduction runs at a time; :meth:`BackgroundReducer.close` lets the reduction under
-way finish (within its budget) and the queued ones run too, unless ``drop_queued`` is given,
-then stops the worker.
+way finish (within its budget) and the queued ones run too, unless ``drop_queued`` is given or
+their turn comes after ``drain_for`` seconds (a campaign whose time is up: ``fuzz --time 20m`` had
+queued 47 bugs and reduced for 50 minutes past its 20), then stops the worker. Skipped bugs
+stay unreduced and are reported in one event (``torchsmith reduce`` reduces one later).
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -64,6 +67,8 @@ class BackgroundReducer:
         self._mark = mark
         self._q: queue.Queue[tuple[str, str] | None] = queue.Queue()
         self._drop = threading.Event()
+        self._drain_until: float | None = None
+        self.skipped: list[str] = []  # bugs left unreduced by close()
         self._worker: Any = None
         self.done: list[tuple[str, str]] = []  # (old signature, new signature)
         self.path_wide: list[str] = []  # bugs the canary explained (not reduced)
@@ -82,9 +87,11 @@ class BackgroundReducer:
             item = self._q.get()
             if item is None:
                 break
-            if self._drop.is_set():
-                continue
             finding_id, bug = item
+            late = self._drain_until is not None and time.monotonic() > self._drain_until
+            if self._drop.is_set() or late:
+                self.skipped.append(bug)
+                continue
             try:
                 if self._worker is None:
                     self._worker = self._make_worker()
@@ -111,14 +118,32 @@ class BackgroundReducer:
                     self._worker = None
                     self._cache.clear()
 
-    def close(self, drop_queued: bool = False) -> None:
-        """Finish (or, with ``drop_queued``, skip) what is queued, then stop the worker."""
+    def close(self, drop_queued: bool = False, drain_for: float | None = None) -> None:
+        """Finish (or, with ``drop_queued``, skip) what is queued, then stop the worker;
+        ``drain_for`` (seconds): what has not started by then is skipped. Skipped bugs are in
+        :attr:`skipped` and reported in one event."""
         if drop_queued:
             self._drop.set()
+        if drain_for is not None:
+            self._drain_until = time.monotonic() + drain_for
         self._q.put(None)
         self._thread.join()
+        if self.skipped:
+            self._event(
+                "reduced",
+                f"{len(self.skipped)} bug(s) left unreduced when the campaign stopped "
+                "(torchsmith reduce FINDING_DIR reduces one)",
+            )
         if self._worker is not None and hasattr(self._worker, "close"):
             self._worker.close()
+
+
+def drain_seconds(config: Any) -> float | None:
+    """How long a campaign (its :class:`~torchsmith.campaign.config.CampaignConfig`) that
+    stops reduces what is queued: a quarter of its time budget, at least one reduction's
+    budget; without a time budget (``--count``), all of it (None)."""
+    budget = config.time_budget
+    return max(config.reduce_budget, budget / 4) if budget else None
 
 
 def canary_screen() -> Callable[[Finding, Any], str | None]:

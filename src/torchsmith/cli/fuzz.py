@@ -29,7 +29,13 @@ def _sigterm_as_interrupt() -> None:
 
 
 @click.command()
-@click.option("--time", "time_", metavar="DURATION", help="Stop after 90s, 10m, 2h, 1d (total).")
+@click.option(
+    "--time",
+    "time_",
+    metavar="DURATION",
+    help="Stop checking after 90s, 10m, 2h, 1d (total); queued reductions then run for a "
+    "quarter of that at most (the rest stay unreduced).",
+)
 @click.option("--count", type=click.IntRange(min=0), help="Check this many programs (total).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option(
