@@ -6,8 +6,8 @@ imported into the canonical format (checked as pasted when it cannot be imported
 under ``--python`` (a venv with the torch to sign on) and, with ``--reduce``, reduced by the same
 reducer a campaign uses when its failure is a wrong output; the readable signature of the
 (reduced) program is recorded with the issue number, URL and title, and the opt-in passes the
-script switches on by name (``needs``: the entry then labels only findings run with them). A case that does not fail
-there (fixed in that release, or not reproduced on CPU) gives no entry. Entries are added: a
+script switches on by name (``needs``: the entry then labels only findings run with them). A
+case that does not fail there (fixed in that release, or not reproduced on CPU) gives no entry. Entries are added: a
 case may hold several (signed as pasted, imported, reduced; per torch version).
 
     python bench/known_table.py --python /work/venv26/bin/python --reduce

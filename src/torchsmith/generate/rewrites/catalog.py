@@ -40,7 +40,6 @@ FILES = (
     "fx_passes/misc_patterns.py",
     "fx_passes/decompose_mem_bound_mm.py",
     "fx_passes/quantization.py",
-    "fx_passes/apply_gumbel_max_trick.py",
     "decomposition.py",
 )
 

@@ -11,6 +11,7 @@ models in ``eval()``); the efficient conv-bn pass gets ``check_options = {"grad"
 
 from __future__ import annotations
 
+import math
 import random
 
 from torchsmith.generate.rewrites.base import Spec, Template, buffer_init, fmt, pick_layout, tensor
@@ -336,11 +337,7 @@ def _reshape_pieces(
     one; wider pieces are where it permutes the input wrongly
     (``bench/found/move_reshape_out_of_split_stack_wide_pieces.py``)."""
     size = 1 if rng.random() < 0.4 else shape[d] // nparts
-    piece = list(shape)
-    piece[d] = size
-    n = 1
-    for v in piece:
-        n *= v
+    n = math.prod(shape) // shape[d] * size  # elements of one piece
     last = rng.choice([k for k in (2, 3, 4, 6) if n % k == 0] or [1])
     target = rng.choice(([n], [-1, last], [last, -1]))
     split = f"torch.split({x}, {size}, {dd})"
@@ -519,8 +516,8 @@ def batch_aten(rng: random.Random, target: str) -> Spec:
     dts = _batch_dtypes(rng, n)
     alpha = f", alpha={fmt(rng.choice((2, 0.5, -1)))}" if rng.random() < 0.4 else ""
     ys = []
+    other = list(reversed(shape)) if target == "batch_linear_post_grad" else shape
     for i, dt in enumerate(dts):
-        other = list(reversed(shape)) if target == "batch_linear_post_grad" else shape
         a = s.add_input(f"a{i}", tensor(rng, shape, dt, pick_layout(rng, 2)))
         b = ""
         if "{1}" in BATCH_ATEN[target]:
