@@ -12,7 +12,8 @@ A cause (its readable signature, after reduction) is
   only strides differ), whatever the table says (a matching entry is still named);
 * ``known`` when an entry is the same cause (:func:`same_cause`): same symptom and stage, and
   for a crash, death or hang the same exception type and normalized message (the innermost
-  frame moves between releases and is ignored); or, at any stage, the same exception,
+  frame moves between releases and is ignored, except for Python's stock messages, which say
+  nothing of the place: "list index out of range" is one cause only at one frame); or, at any stage, the same exception,
   message *and* innermost frame once a wrapper such as ``BackendCompilerFailed`` is looked
   through (one failure met through ``torch.export`` and through ``torch.compile``); for a
   wrong output the same stage and reduced op set, or sets that differ only by generic glue
@@ -88,9 +89,14 @@ class KnownBug(Jsonable):
 
 
 #: An opt-in pass, as its switch names it: a quoted ``..._pass`` (``"select_cat_aten_pass"``),
-#: a batch fusion (``"batch_aten_tanh"``, ``"group_linear"``) or a flag ending in ``_passes``
-#: (``"inductor.efficient_conv_bn_eval_fx_passes"``: its last dotted part).
-_PASS_NAME = re.compile(r"""["'](?:[\w]+\.)*(\w+_pass(?:es)?|batch_\w+|group_linear)["']""")
+#: a batch fusion (``"batch_aten_tanh"``, ``"group_linear"``), a flag ending in ``_passes``
+#: or ``_enabled`` (``"inductor.efficient_conv_bn_eval_fx_passes"``,
+#: ``"inductor.partitioned_scatter_enabled"``: its last dotted part) or a pass's own ``enable``
+#: (``"inductor.auto_chunker.enable"``: ``auto_chunker``).
+_PASS_NAME = re.compile(
+    r"""["'](?:\w+\.)*?(\w+_pass(?:es)?|batch_\w+|group_linear|\w+_enabled"""
+    r"""|\w+(?=\.enable["']))(?:\.enable)?["']"""
+)
 
 
 def passes_named(text: str) -> frozenset[str]:
@@ -117,6 +123,16 @@ def _fields(readable: str) -> list[str]:
 
 def _ops(field: str) -> frozenset[str]:
     return frozenset(o for o in field.split(",") if o)
+
+
+#: Python's stock messages (normalized): they name no torch concept, so a crash with one is one
+#: cause only at one innermost frame ("list index out of range" from the auto-chunker and from
+#: Dynamo's guard building are two bugs).
+_STOCK_MESSAGE = re.compile(
+    r"(list|tuple|string|range object) index out of range|(not enough|too many) values to "
+    r"unpack.*|pop from empty \w+|.*division by zero|.*modulo by zero|maximum recursion depth.*"
+    r"|(max|min)\(\) (arg|iterable argument) is (an )?empty.*|'?<n>'?|"
+)
 
 
 #: AOTInductor's kernels are Inductor's codegen: a failure the package shows (``aoti-run``) or
@@ -156,7 +172,11 @@ def same_cause(a: str, b: str) -> bool:
         if len(fa) < 4 or len(fb) < 4:
             return False
         if _head(fa) == _head(fb) and fa[2:4] == fb[2:4]:
-            return True
+            # Python's stock messages say nothing of where they come from: the frame must
+            # match too
+            ea, eb = _failure(fa), _failure(fb)
+            stock = _STOCK_MESSAGE.fullmatch(ea[1].strip()) is not None
+            return not stock or not (ea[2] and eb[2]) or ea[2] == eb[2]
         # a wrapper looked through, or another stage, often another ladder (export's against
         # the compile path's): the same exception raised at the same place
         ea = _failure(fa)

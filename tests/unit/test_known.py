@@ -20,6 +20,20 @@ def test_a_crash_is_the_same_cause_whatever_its_innermost_frame():
     assert not same_cause(CRASH, CRASH.replace("Cannot view", "Cannot reshape"))
 
 
+def test_python_stock_messages_are_one_cause_only_at_one_frame():
+    # the auto-chunker's IndexError was labelled known as the SDPA guard-building find
+    guard = "exception|inductor|IndexError|list index out of range|symbolic_shapes.issue_guard"
+    chunker = "exception|inductor|BackendCompilerFailed|IndexError: list index out of range|"
+    assert not same_cause(guard, chunker + "applier.call_subgraph_for_each_chunk")
+    assert same_cause(guard, chunker + "symbolic_shapes.issue_guard")
+    assert same_cause(guard, guard.rsplit("|", 1)[0])  # no frame recorded: the message decides
+    unpack = "exception|inductor|ValueError|not enough values to unpack (expected <n>, got <n>)|"
+    assert not same_cause(unpack + "a.f", unpack + "b.g")
+    # torch's own messages still match whatever the frame (it moves between releases)
+    view = "exception|inductor|RuntimeError|Cannot view a tensor|ir.view"
+    assert same_cause(view, view.replace("ir.view", "lowering.reshape"))
+
+
 def test_one_exception_at_one_place_is_one_cause_across_stages_and_wrappers():
     # CUDA campaign: the export path's message of this project's region-as-cond-branch find,
     # which the compile path raises wrapped, at AOTAutograd; the table labelled it new
@@ -172,6 +186,12 @@ def test_an_entry_that_needs_opt_in_passes_labels_only_findings_run_with_them(tm
     assert passes_named(fusions) == {"batch_aten_tanh"}
     flag = 'compile_config = {"inductor.efficient_conv_bn_eval_fx_passes": True}'
     assert passes_named(flag) == {"efficient_conv_bn_eval_fx_passes"}
+    memory = '{"inductor.auto_chunker.enable": True, "inductor.auto_chunker.num_chunk": 64}'
+    assert passes_named(memory) == {"auto_chunker"}  # a pass's own enable flag
+    assert passes_named('{"inductor.partitioned_scatter_enabled": True}') == {
+        "partitioned_scatter_enabled"
+    }
+    assert passes_on({"inductor.auto_chunker.enable": False}) == frozenset()
     on = {"inductor.efficient_conv_bn_eval_fx_passes": True, "inductor.a_pass": False}
     assert passes_on(on | {"x": {"b_pass": {}, "c_pass": None}}) == {
         "efficient_conv_bn_eval_fx_passes",

@@ -317,3 +317,65 @@ def test_batch_fusion_programs_mix_dtypes_and_cover_the_post_grad_fusions(table)
         _run_eager(p)
     assert all(seen[(t, m)] for t in ("batch_aten", "batch_pointwise") for m in (True, False))
     assert seen["alpha"] >= 1, seen
+
+
+def _nhv(p) -> tuple[int, int, int]:
+    m = re.search(r"nhv=\((\d+), (\d+), (\d+)\)", p.source)
+    assert m, p.source
+    n, h, v = (int(x) for x in m.groups())
+    return n, h, v
+
+
+def test_auto_chunk_programs_pass_the_chunkers_gates_and_draw_its_hard_cases(table):
+    """The auto-chunker (a graph pass in a package the catalog now reads) has a template: a
+    projection whose logits pass the chunker's size gates, and a loss with gradients; drawn:
+    softmax over the chunked rows spelled ``-2`` (bench/found/auto_chunker_negative_reduce_dim.py),
+    per-row losses (a non-scalar tangent: auto_chunker_per_row_loss.py), row counts that
+    ``torch.chunk`` cuts into fewer pieces than ``num_chunk`` (auto_chunker_fewer_chunks.py)."""
+    cat = build_catalog()
+    if "auto_chunker" not in cat.entries:
+        pytest.skip("no auto-chunker in this torch")
+    seen = Counter()
+    only = choices(cat, "auto_chunk")
+    for s in range(80):
+        p = render_program(s, 0, only)
+        assert "'inductor.auto_chunker.enable': True" in p.source
+        assert "check_options = {'grad': True}" in p.source
+        n, h, v = _nhv(p)
+        assert n * v > 1024 * 1024 and n * v > 8 * (n * h + v * h + v), (n, h, v)
+        chunks = re.search(r"'inductor.auto_chunker.num_chunk': (\d+)", p.source)
+        k = int(chunks.group(1)) if chunks else 8
+        seen["fewer chunks"] += len(range(0, n, -(-n // k))) < k
+        seen["dim -2"] += "dim=-2)" in p.source
+        seen["per row"] += 'reduction="none"' in p.source or "sum(dim=-1)" in p.source
+        if s < 6:
+            _run_eager(p)
+    assert min(seen[k] for k in ("fewer chunks", "dim -2", "per row")) >= 2, seen
+
+
+def test_partitioned_scatter_programs_are_large_enough_and_draw_multi_dim_indices(table):
+    """The partitioned scatter pass has a template: at least 4096 accumulated writes, spelled
+    as ``index_put`` (in place too), ``index_add`` and the gradients of indexing and
+    ``embedding``; drawn: 2-d indices at dim 1 and with broadcast values
+    (bench/found/partitioned_scatter_multidim_index.py), negative indices."""
+    cat = build_catalog()
+    if "create_replacement" not in cat.entries:
+        pytest.skip("no partitioned scatter pass in this torch")
+    seen = Counter()
+    only = choices(cat, "partitioned_scatter")
+    for s in range(60):
+        p = render_program(s, 0, only)
+        assert "'inductor.partitioned_scatter_enabled': True" in p.source
+        shape = re.search(r"index_shape=\(([\d, ]+)\)", p.source).group(1)
+        numel = 1
+        for d in shape.split(","):
+            numel *= int(d) if d.strip() else 1
+        assert numel >= 4096, p.source
+        for form in ("index_put", "index_add", "getitem_grad", "embedding_grad"):
+            seen[form] += f"form={form}," in p.source
+        seen["2-d at dim 1"] += "at_dim1=True" in p.source and shape.replace(" ", "") == "64,64"
+        seen["broadcast"] += "broadcast=True" in p.source
+        seen["negative"] += "negative=True" in p.source
+        if s < 8:
+            _run_eager(p)
+    assert min(seen.values()) >= 1 and len(seen) == 7, seen

@@ -52,7 +52,7 @@ class Known:
 
     name: str
     file: str  # under torch/_inductor
-    kind: str  # pattern | function | counter | fusion | decomp
+    kind: str  # pattern | function | counter | fusion | decomp | file
     template: str
     pass_name: str
     config: tuple[tuple[str, Any], ...] = ()
@@ -212,6 +212,14 @@ KNOWN: tuple[Known, ...] = (
          (f"inductor:{n}",))
       for n in ("batch_aten_tanh", "batch_aten_sigmoid", "batch_aten_relu", "batch_aten_add",
                 "batch_aten_sub", "batch_aten_mul", "batch_aten_div", "batch_linear_post_grad")),
+    # -- memory passes: the auto-chunker (a graph pass in a package), the partitioned scatter --------
+    _k("auto_chunker", "fx_passes/auto_chunker/__init__.py", "file", "auto_chunk",
+       "joint_graph.auto_chunker", {"inductor.auto_chunker.enable": True},
+       ("metric:num_auto_chunking",)),
+    _k("create_replacement", "fx_passes/reduced_atomic_contention.py", "pattern",
+       "partitioned_scatter", "post_grad.partitioned_scatter_optimization",
+       {"inductor.partitioned_scatter_enabled": True},
+       ("inductor:partitioned_scatter_applied",)),
     # -- misc (misc_patterns.py) ------------------------------------------------------------------
     _k("NumpyCompatNormalization", "fx_passes/misc_patterns.py", "function", "numpy_compat",
        "pre_grad.numpy_compat_normalization", None, ("inductor:numpy_compat_normalization",)),
@@ -324,7 +332,7 @@ def _present(k: Known, facts: FileFacts) -> bool:
         return k.name in facts.counters
     if k.kind == "fusion":
         return k.name in facts.fusions
-    return False
+    return k.kind == "file"  # a graph pass that registers nothing: its file is there
 
 
 def decomposed_ops() -> set[str]:
@@ -343,7 +351,15 @@ def build_catalog() -> Catalog:
     facts: dict[str, FileFacts] = {}
     # every other pass file too: a pass a new torch adds (apply_gumbel_max_trick.py, on by
     # default since 2.10, was missed that way) is then listed uncovered instead of unseen
-    more = sorted(f"fx_passes/{n}" for n in os.listdir(os.path.join(root, "fx_passes")))
+    # and the modules of pass packages (fx_passes/auto_chunker/, since 2.10)
+    passes = os.path.join(root, "fx_passes")
+    more = sorted(f"fx_passes/{n}" for n in os.listdir(passes))
+    more += sorted(
+        f"fx_passes/{d}/{n}"
+        for d in os.listdir(passes)
+        if os.path.isfile(os.path.join(passes, d, "__init__.py"))
+        for n in os.listdir(os.path.join(passes, d))
+    )
     for rel in (*FILES, *(r for r in more if r.endswith(".py") and r not in FILES)):
         path = os.path.join(root, rel)
         if os.path.exists(path):

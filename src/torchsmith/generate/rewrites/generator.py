@@ -37,6 +37,7 @@ from torchsmith.generate.rewrites.templates_attn import TEMPLATES_ATTN
 from torchsmith.generate.rewrites.templates_decomp import TEMPLATES_DECOMP
 from torchsmith.generate.rewrites.templates_freeze import TEMPLATES_FREEZE
 from torchsmith.generate.rewrites.templates_graph import TEMPLATES_GRAPH
+from torchsmith.generate.rewrites.templates_memory import TEMPLATES_MEMORY
 from torchsmith.generate.rewrites.templates_mm import TEMPLATES_MM
 from torchsmith.program.format import Program
 
@@ -49,6 +50,7 @@ TEMPLATES: dict[str, Template] = {
         *TEMPLATES_DECOMP,
         *TEMPLATES_ATTN,
         *TEMPLATES_FREEZE,
+        *TEMPLATES_MEMORY,
     )
 }
 
