@@ -238,3 +238,30 @@ def test_a_probe_explained_ulp_candidate_gets_its_reason():
                                                        "band_max_ulps": 1715.6})  # fmt: skip
     text = explain(leaf)
     assert "1689.6" in text and "1715.6" in text
+
+
+def test_a_mutation_hidden_from_the_version_counter_is_still_a_mutation():
+    """A compiled batch norm updates its running stats without bumping their versions
+    (AOTAutograd hides the mutation from autograd): judged by the counter alone the run left
+    them unchanged, and the pristine stats were compared with eager's updated ones (a false
+    alarm of the lite-mode campaign). Mutations are also found by content."""
+    from torchsmith.options import CheckOptions
+    from torchsmith.oracle import runtime
+    from torchsmith.program.format import Program
+
+    source = (
+        "import torch\n\n\ndef fn(x, stats, same):\n"
+        "    with torch.autograd._unsafe_preserve_version_counter(stats):\n"
+        "        stats.add_(1.0)\n"
+        "    same.mul_(1.0)\n"
+        "    return x * 2\n\n\n"
+        "def get_inputs():\n"
+        "    return [torch.ones(3), torch.zeros(3), torch.full((2,), float('nan'))]\n"
+    )
+    loaded = runtime.load(Program(source, "fn", "hidden", "generated"), 0)
+    run = runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=False)
+    x, stats, same = run.mutated
+    assert x is None and torch.equal(stats, torch.ones(3))
+    assert same is not None  # the counter moved (NaN stays NaN: equal content is no evidence)
+    after = runtime.inputs_after(loaded, run, None)
+    assert torch.equal(after[1], torch.ones(3))

@@ -407,6 +407,7 @@ def run_model(
             raise ProgramLoadError(str(e)) from e
     leaves = tensor_leaves(calls)
     versions = [t._version for t in leaves]
+    before = [_bytes_of(t) for t in leaves]
     seed_everything(options.seed)
     try:
         with context() if context is not None else contextlib.nullcontext():
@@ -418,8 +419,27 @@ def run_model(
             # good: every later eager `map` returns its raw tuple (bench/found/
             # map_after_dispatch_mode_returns_tuple.py). A reset forgets the skip.
             torch._dynamo.reset()
-    mutated = [t.detach() if t._version != v else None for t, v in zip(leaves, versions)]
+    mutated = [
+        t.detach() if t._version != v or _changed(t, b) else None
+        for t, v, b in zip(leaves, versions, before, strict=True)
+    ]
     return RunResult(out, grads, mutated)
+
+
+def _bytes_of(t: torch.Tensor) -> torch.Tensor | None:
+    """A copy of ``t``'s elements as bytes (None when it has none to copy: a sparse tensor)."""
+    try:
+        return t.detach().reshape(-1).clone().view(torch.uint8)
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+
+
+def _changed(t: torch.Tensor, before: torch.Tensor | None) -> bool:
+    """Whether ``t``'s elements differ from ``before`` bit for bit. The version counter alone
+    misses mutations AOTAutograd hides from autograd: a compiled batch norm updates its running
+    stats without bumping their versions, and the run read as leaving them unchanged."""
+    now = _bytes_of(t)
+    return before is not None and now is not None and not torch.equal(now, before)
 
 
 def inputs_after(loaded: LoadedProgram, run: RunResult, dtype: torch.dtype | None) -> list[Any]:
