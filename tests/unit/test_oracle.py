@@ -265,3 +265,28 @@ def test_a_mutation_hidden_from_the_version_counter_is_still_a_mutation():
     assert same is not None  # the counter moved (NaN stays NaN: equal content is no evidence)
     after = runtime.inputs_after(loaded, run, None)
     assert torch.equal(after[1], torch.ones(3))
+
+
+def test_lite_mode_is_judged_bit_for_bit_on_outputs_and_mutated_inputs():
+    """``mode="lite"`` promises eager's numerics (every op falls back to ATen, no graph pass),
+    so a compiled run that differs from eager by one ulp in an output is a mismatch there,
+    and a pass under any other mode (where the tolerance judges)."""
+    from torchsmith.options import CheckOptions
+    from torchsmith.oracle import jobs, runtime
+    from torchsmith.program.format import Program
+
+    source = (
+        "import torch\n\n\ndef fn(x):\n    return x * 3\n\n\n"
+        "def get_inputs():\n    return [torch.ones(4)]\n"
+    )
+    loaded = runtime.load(Program(source, "fn", "lite", "generated"), 0)
+    runner = runtime.ProgramRunner(loaded, CheckOptions())
+    eager = runtime.RunResult(torch.full((4,), 3.0), None, [None])
+    off = torch.full((4,), 3.0)
+    off[2] = torch.nextafter(off[2], torch.tensor(4.0))
+    assert jobs._exactly_eager(runner, eager, runtime.RunResult(off, None, [None]), None)
+    same = runtime.RunResult(torch.full((4,), 3.0), None, [None])
+    assert jobs._exactly_eager(runner, eager, same, None) is None
+    assert jobs._exact_mode(CheckOptions(mode="lite"), "inductor")
+    assert not jobs._exact_mode(CheckOptions(mode="lite"), "aot_eager")  # a ladder rung
+    assert not jobs._exact_mode(CheckOptions(), "inductor")

@@ -160,3 +160,26 @@ def test_invalid_candidates_are_retried_then_given_up():
     gen = PythonGenerator(max_tries=2)
     assert gen.generate(5, GenContext(eager_check=never)) is None
     assert gen.stats.tries == 2 and gen.stats.produced == 0
+
+
+def test_every_alias_has_an_unaliased_stand_in_of_its_shape():
+    """``alias_inputs`` passes a view of ``x`` beside it, or in some calls of a sequence a
+    fresh tensor of the view's shape (a recompile, or a stale graph: #139789); each stand-in
+    has exactly the view's shape, for ranks 2 to 4."""
+    import random
+
+    import torch
+
+    from torchsmith.generate.python.builder import Builder
+    from torchsmith.generate.python.frags_effects import ALIASES, _unaliased
+
+    for rest in ((3,), (1, 4), (2, 3, 5)):
+        b = Builder(
+            random.Random(0), module=False, batch=[4], rest=rest, dtypes=["float32"], input_seed=0
+        )
+        x = torch.zeros(4, *rest)
+        g = torch.Generator().manual_seed(0)
+        for alias in ALIASES:
+            want = tuple(eval(alias, {"x": x}).shape)
+            got = tuple(eval(_unaliased(b, alias, 0), {"torch": torch, "g": g}).shape)
+            assert got == want, (alias, rest)

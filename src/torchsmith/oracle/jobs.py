@@ -220,6 +220,8 @@ def run_check(
         if late is not None:  # judge the calls the compiled run got through
             ref, fp64 = runner.cut(ref, res), runner.cut(fp64, res) if fp64 else None
         judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings, blanked)
+        if judged.verdict is Verdict.PASS and _exact_mode(options, backend):
+            judged = _exactly_eager(runner, ref, res, dtype) or judged
         if late is not None and not _wrong(judged.verdict):
             ev = exception_evidence(late)
             reason = (
@@ -274,6 +276,30 @@ def describe(diff: dict[str, Any] | None) -> str:
     else:
         text += f" ({diff.get('first', diff.get('structure'))} vs {diff.get('second', '')})"
     return text
+
+
+#: Compile modes whose documentation promises eager's numerics bit for bit: ``lite`` falls
+#: back to ATen for every op and runs no graph pass (PR #167115: "preserve the exact behavior
+#: of eager").
+EXACT_MODES = frozenset({"lite"})
+
+
+def _exact_mode(options: CheckOptions, backend: str | None) -> bool:
+    return backend == "inductor" and options.mode in EXACT_MODES
+
+
+def _exactly_eager(
+    runner: Any, ref: runtime.RunResult, res: runtime.RunResult, dtype: torch.dtype | None
+) -> Judgement | None:
+    """A mismatch when a compiled run in an exact mode differs from eager bit for bit in its
+    outputs or the inputs it mutated (gradients may sum in another order); None when it does
+    not. Only called once two eager runs agreed bit for bit."""
+    for p in (runner.out_prefix, "input"):
+        d = difference(runner.part(ref, p, dtype), runner.part(res, p, dtype), p)
+        if d is not None:
+            reason = f"mode='lite' promises eager's numerics, but the compiled run{describe(d)}"
+            return Judgement(Verdict.MISMATCH, reason, {**d, "exact_mode": True})
+    return None
 
 
 def _wrong(verdict: Verdict) -> bool:

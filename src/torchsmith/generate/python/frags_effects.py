@@ -200,22 +200,45 @@ def _unaliased(b: Builder, alias: str, i: int) -> str:
     bt, rest = b.batch[i], list(b.x_rest)
     shape = {
         "x[1:]": [bt - 1, *rest],
+        "x[-1:]": [1, *rest],
         "x[0]": rest,
         "x.select(-1, 0)": [bt, *rest[:-1]],
         "x[:, :1]": [bt, 1, *rest[1:]],
+        "x[:, 1:]": [bt, rest[0] - 1, *rest[1:]],
+        "x[..., ::2]": [bt, *rest[:-1], (rest[-1] + 1) // 2],
+        "x.narrow(-1, 0, 1)": [bt, *rest[:-1], 1],
+        "x.transpose(0, 1)": [rest[0], bt, *rest[1:]],
+        "x.unsqueeze(0)": [1, bt, *rest],
     }[alias]
     dtype = "" if b.dtypes[i] == "float32" else f", dtype=torch.{b.dtypes[i]}"
     return f"torch.randn({', '.join(map(str, shape))}, generator=g{dtype})"
 
 
+#: Views of ``x`` passed beside it (x has two dims at least): AOTAutograd merges the pair into a
+#: synthetic base when one is mutated, and regenerates each from it (offsets, steps, transposes,
+#: new dims; under dynamic shapes with symbolic strides).
+ALIASES = (
+    "x[1:]",
+    "x[0]",
+    "x.select(-1, 0)",
+    "x[:, :1]",
+    "x[-1:]",
+    "x[:, 1:]",
+    "x[..., ::2]",
+    "x.narrow(-1, 0, 1)",
+    "x.transpose(0, 1)",
+    "x.unsqueeze(0)",
+)
+
+
 def alias_inputs(b: Builder) -> None:
-    alias = b.choice(("x[1:]", "x[0]", "x.select(-1, 0)", "x[:, :1]"))
+    alias = b.choice(ALIASES)
     values = [alias] * b.ncalls
     if b.sequence and b.rng.random() < 0.5:  # aliased in some calls only (a recompile or not)
         k = b.rng.randrange(b.ncalls)
         values[k] = _unaliased(b, alias, k)
     y = b.param_values("y", "alias", values)
-    v = b.rng.randrange(4)
+    v = b.rng.randrange(6)
     if v == 0:
         b.emit(f"{y}.mul_(2.0)", "h = h + x.mean() * 0.1")
     elif v == 1:
@@ -223,8 +246,13 @@ def alias_inputs(b: Builder) -> None:
     elif v == 2:
         b.emit("x.add_(1.0)")
         b.output(f"{y}[0]")
-    else:
+    elif v == 3:
         b.emit(f"{y}.zero_()", "h = h * 0.5 + x.sum() * 0.01")
+    elif v == 4:
+        b.emit(f"{y}.clamp_(-0.5, 0.5)", "h = h + x.amax() * 0.1")
+    else:  # the aliased input itself is returned, after a mutation through its base
+        b.emit("x.mul_(0.5)")
+        b.output(y)
     b.feature("alias_inputs", "inplace_input_view")
 
 
