@@ -46,6 +46,7 @@ class CheckOptions(Jsonable):
     localize: bool = True
     bisect: bool = False
     probe: bool = True  # re-judge candidate mismatches with the sensitivity probe
+    exact: bool = False  # judge outputs bit for bit against eager (--mode lite's promise)
     inductor_options: dict[str, Any] = dataclasses.field(default_factory=dict)  # compile(options=)
     only: str | None = None  # --only NAME: compile just this submodule, method or function
 

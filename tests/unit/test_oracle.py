@@ -268,9 +268,9 @@ def test_a_mutation_hidden_from_the_version_counter_is_still_a_mutation():
 
 
 def test_lite_mode_is_judged_bit_for_bit_on_outputs_and_mutated_inputs():
-    """``mode="lite"`` promises eager's numerics (every op falls back to ATen, no graph pass),
-    so a compiled run that differs from eager by one ulp in an output is a mismatch there,
-    and a pass under any other mode (where the tolerance judges)."""
+    """``--exact`` (for ``mode="lite"``, which promises eager's numerics: every op falls back
+    to ATen, no graph pass) judges a compiled run that differs from eager by one ulp in an
+    output a mismatch; without it the tolerance judges."""
     from torchsmith.options import CheckOptions
     from torchsmith.oracle import jobs, runtime
     from torchsmith.program.format import Program
@@ -287,6 +287,9 @@ def test_lite_mode_is_judged_bit_for_bit_on_outputs_and_mutated_inputs():
     assert jobs._exactly_eager(runner, eager, runtime.RunResult(off, None, [None]), None)
     same = runtime.RunResult(torch.full((4,), 3.0), None, [None])
     assert jobs._exactly_eager(runner, eager, same, None) is None
-    assert jobs._exact_mode(CheckOptions(mode="lite"), "inductor")
-    assert not jobs._exact_mode(CheckOptions(mode="lite"), "aot_eager")  # a ladder rung
-    assert not jobs._exact_mode(CheckOptions(), "inductor")
+    assert jobs._exact_mode(CheckOptions(mode="lite", exact=True), "inductor")
+    assert jobs._exact_mode(CheckOptions(exact=True), "aot_eager")  # the ladder localizes it
+    assert not jobs._exact_mode(CheckOptions(mode="lite"), "inductor")  # opt-in
+    assert not jobs._exact_mode(CheckOptions(exact=True), None)  # eager itself
+    frozen = CheckOptions(mode="lite", exact=True, config={"inductor.freezing": True})
+    assert not jobs._exact_mode(frozen, "inductor")  # folding constants is freezing's own opt-in

@@ -331,7 +331,9 @@ def test_auto_chunk_programs_pass_the_chunkers_gates_and_draw_its_hard_cases(tab
     projection whose logits pass the chunker's size gates, and a loss with gradients; drawn:
     softmax over the chunked rows spelled ``-2`` (bench/found/auto_chunker_negative_reduce_dim.py),
     per-row losses (a non-scalar tangent: auto_chunker_per_row_loss.py), row counts that
-    ``torch.chunk`` cuts into fewer pieces than ``num_chunk`` (auto_chunker_fewer_chunks.py)."""
+    ``torch.chunk`` cuts into fewer pieces than ``num_chunk`` (auto_chunker_fewer_chunks.py),
+    a segment sum scattered along the chunked rows (auto_chunker_scatter_along_chunked_rows.py),
+    sums over several dims."""
     cat = build_catalog()
     if "auto_chunker" not in cat.entries:
         pytest.skip("no auto-chunker in this torch")
@@ -348,9 +350,11 @@ def test_auto_chunk_programs_pass_the_chunkers_gates_and_draw_its_hard_cases(tab
         seen["fewer chunks"] += len(range(0, n, -(-n // k))) < k
         seen["dim -2"] += "dim=-2)" in p.source
         seen["per row"] += 'reduction="none"' in p.source or "sum(dim=-1)" in p.source
+        seen["segment"] += ".scatter_add(0, index, logits)" in p.source
+        seen["sums"] += "loss=sums" in p.source
         if s < 6:
             _run_eager(p)
-    assert min(seen[k] for k in ("fewer chunks", "dim -2", "per row")) >= 2, seen
+    assert min(seen[k] for k in ("fewer chunks", "dim -2", "per row", "segment", "sums")) >= 2, seen
 
 
 def test_partitioned_scatter_programs_are_large_enough_and_draw_multi_dim_indices(table):

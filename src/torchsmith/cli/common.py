@@ -91,6 +91,12 @@ def check_options(f: Any) -> Any:
         click.option(
             "--no-probe", is_flag=True, help="Report raw mismatches: skip the sensitivity probe."
         ),
+        click.option(
+            "--exact",
+            is_flag=True,
+            help="Judge outputs and mutated inputs bit for bit against eager (for --mode lite,"
+            " which promises eager's numerics; freezing is exempt).",
+        ),
     ]
     for opt in reversed(opts):
         f = opt(f)

@@ -47,7 +47,8 @@ def auto_chunk(rng: random.Random, target: str) -> Spec:
     of program the auto-chunker was written for (an LM head and its cross-entropy). Drawn: the
     loss (cross-entropy with ``reduction`` mean/sum/none and ignored rows, NLL of a
     log-softmax, softmax-weighted sums and ``amax`` over dim ``-1``/``1``/``0``/``-2``, a
-    temperature, a z-loss term), a bias, a ``float()`` upcast, and ``num_chunk``."""
+    temperature, a z-loss term, sums over several dims, a segment sum of the rows with
+    ``scatter_add``), a bias, a ``float()`` upcast, and ``num_chunk``."""
     s = Spec(module=True)
     n, h, v = _chunk_shape(rng)
     bias = rng.random() < 0.3
@@ -59,7 +60,7 @@ def auto_chunk(rng: random.Random, target: str) -> Spec:
         s.body.append(f"logits = logits / {fmt(rng.choice((0.7, 2.0, 1.5)))}")
     if rng.random() < 0.15:
         s.body.append("logits = logits.float()")
-    loss = rng.choice(("ce", "ce", "ce", "nll", "softmax_sum", "amax", "zloss"))
+    loss = rng.choice(("ce", "ce", "ce", "nll", "softmax_sum", "amax", "zloss", "sums", "segment"))
     dim = rng.choice((-1, 1, 0, -2))
     reduction = rng.choice(("mean", "mean", "sum", "none"))
     if loss == "ce":
@@ -74,8 +75,22 @@ def auto_chunk(rng: random.Random, target: str) -> Spec:
             s.ret = f"(logits.softmax(dim={dim}) * logits).sum(dim=-1)"
     elif loss == "amax":
         s.ret = f"(logits - logits.amax(dim={dim}, keepdim=True)).exp().sum()"
-    else:
+    elif loss == "zloss":
         s.ret = f"F.cross_entropy(logits, {y}) + 1e-4 * logits.logsumexp(dim={dim}).sum()"
+    elif loss == "sums":  # reductions over several dims, and after a new leading dim
+        s.ret = rng.choice(
+            (
+                "logits.tanh().sum([-2, -1])",
+                "logits.tanh().sum([1, -2])",
+                "logits.unsqueeze(0).tanh().sum([0]).sum()",
+                "logits.tanh().sum([0, 1])",
+            )
+        )
+    else:  # a segment sum of the rows: a scatter along the chunked dim
+        groups = rng.choice((4, 16))
+        s.body.append(f"index = ({y} % {groups}).unsqueeze(1).expand(-1, logits.shape[1])")
+        s.body.append(f"per_group = logits.new_zeros({groups}, {v}).scatter_add(0, index, logits)")
+        s.ret = "per_group.tanh().sum()"
     s.config["inductor.auto_chunker.enable"] = True
     chunks = rng.choice((None, None, None, 16, 32, 64))
     if chunks is not None:
