@@ -3,6 +3,10 @@
 # graph. Its reduction rule asks "is the chunked dim among the reduced dims?" without wrapping
 # negative dims: a softmax over dim -2 (the chunked rows, spelled negatively) is taken as a
 # reduction over another dim, so each chunk normalizes over its own rows. dim=0 is left alone.
+# The same bookkeeping fails to compile for logits.exp().sum([-2, -1]) ("IndexError: list
+# assignment index out of range") and, when a reduction without keepdim removes a dim before
+# the chunked one (logits.unsqueeze(0).exp().sum([0])), leaves the chunk dim unshifted
+# ("KeyError: 2" in propagate_permute): one cause, one fix (wrap and shift the dims).
 import torch
 import torch.nn as nn
 
