@@ -383,3 +383,22 @@ def test_partitioned_scatter_programs_are_large_enough_and_draw_multi_dim_indice
         if s < 8:
             _run_eager(p)
     assert min(seen.values()) >= 1 and len(seen) == 7, seen
+
+
+def test_woq_int8_programs_draw_the_scale_shapes_users_write(table):
+    """The default-on weight-only int8 pattern has a template: per-channel scales (the shape
+    its kernel takes) and per-tensor, per-row and ``[1, N]`` scales
+    (bench/found/woq_int8_per_tensor_scale.py), a bfloat16 input of rank 2 or 3; each runs."""
+    cat = build_catalog()
+    if "woq_int8" not in cat.entries:
+        pytest.skip("no weight-only int8 pattern in this torch")
+    assert not cat.entries["woq_int8"].config  # registered by default: no setting declared
+    seen = Counter()
+    only = choices(cat, "woq_int8")
+    for s in range(30):
+        p = render_program(s, 0, only)
+        assert "F.linear(x, self.w.to(x.dtype)) * self.scales" in p.source
+        seen[re.search(r"scales=(\w+)", p.source).group(1)] += 1
+        if s < 6:
+            _run_eager(p)
+    assert {"channel", "tensor0d", "tensor1", "row", "1xN"} <= set(seen), seen

@@ -212,6 +212,9 @@ KNOWN: tuple[Known, ...] = (
          (f"inductor:{n}",))
       for n in ("batch_aten_tanh", "batch_aten_sigmoid", "batch_aten_relu", "batch_aten_add",
                 "batch_aten_sub", "batch_aten_mul", "batch_aten_div", "batch_linear_post_grad")),
+    # -- weight-only int8 linear (quantization.py, post-grad lowering, registered by default) ---
+    _k("woq_int8", "fx_passes/quantization.py", "pattern", "woq_int8",
+       "post_grad.woq_int8 (mkldnn lowering)", None, ("inductor:woq_matcher_count",)),
     # -- memory passes: the auto-chunker (a graph pass in a package), the partitioned scatter --------
     _k("auto_chunker", "fx_passes/auto_chunker/__init__.py", "file", "auto_chunk",
        "joint_graph.auto_chunker", {"inductor.auto_chunker.enable": True},

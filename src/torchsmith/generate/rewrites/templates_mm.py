@@ -5,7 +5,8 @@ dimension of 1 (``decomposition.py``, counters ``decompose_mm`` & co.), and nump
 
 Each varies dtypes (int64 for plain matmuls), transposed / expanded / offset operands, bias
 shapes that broadcast (or do not: no rewrite), ``beta``/``alpha`` (0 and negative included) and
-the call's spelling (``torch.mm``, ``@``, ``torch.matmul``, ``F.linear``).
+the call's spelling (``torch.mm``, ``@``, ``torch.matmul``, ``F.linear``); and the default-on
+weight-only int8 linear pattern (``_weight_int8pack_mm``) under the scale shapes users write.
 """
 
 from __future__ import annotations
@@ -146,7 +147,39 @@ def numpy_compat(rng: random.Random, target: str) -> Spec:
     return s
 
 
+def woq_int8(rng: random.Random, target: str) -> Spec:
+    """Weight-only int8 linear, as quantization recipes write it: ``F.linear(x,
+    w_int8.to(x.dtype)) * scales`` with a bfloat16 ``x`` (2-d or 3-d), which the default-on
+    post-grad WOQ pattern turns into ``_weight_int8pack_mm``. Drawn: the scales' shape (per
+    output channel, the one the kernel takes; per tensor, 0-d or one element; per row; ``[1,
+    N]``) and dtype, a bias after the scaling
+    (``bench/found/woq_int8_per_tensor_scale.py``)."""
+    s = Spec(module=True)
+    m, k, n = rng.choice((2, 4, 8)), rng.choice((8, 16, 32)), rng.choice((4, 8, 16))
+    rank = rng.choice((2, 3, 3))
+    shape = [2, m, k] if rank == 3 else [m, k]
+    s.init += [
+        "g = torch.Generator().manual_seed(0)",
+        f'self.register_buffer("w", torch.randint(-128, 127, ({n}, {k}), generator=g,'
+        " dtype=torch.int8))",
+    ]
+    kind = rng.choice(("channel", "channel", "tensor0d", "tensor1", "row", "1xN"))
+    sshape = {"channel": [n], "tensor0d": [], "tensor1": [1], "row": [m, 1], "1xN": [1, n]}[kind]
+    sdtype = rng.choice(("bfloat16", "bfloat16", "float32"))
+    s.init.append(
+        f'self.register_buffer("scales", (torch.rand({sshape}, generator=g) * 0.05 + 0.01)'
+        f".to(torch.{sdtype}))"
+    )
+    x = s.add_input("x", f"torch.randn({shape}, generator=g).to(torch.bfloat16)")
+    s.ret = f"F.linear({x}, self.w.to({x}.dtype)) * self.scales"
+    if rng.random() < 0.3:
+        s.ret = f"({s.ret}) + 1"
+    s.note(scales=kind, scales_dtype=sdtype, rank=rank)
+    return s
+
+
 TEMPLATES_MM: tuple[Template, ...] = (
+    Template("woq_int8", ("woq_int8",), woq_int8),
     Template("mm_bias", ("addmm",), mm_bias),
     Template("small_mm", ("decompose_mm",), small_mm),
     Template("small_addmm", ("decompose_addmm",), small_addmm),
