@@ -135,6 +135,13 @@ _STOCK_MESSAGE = re.compile(
 )
 
 
+def _bare(message: str) -> str:
+    """A message without the exception type a wrapper left in front of it (``InductorError``'s
+    ``AssertionError:`` with nothing after it is an empty message)."""
+    m = re.fullmatch(r"\w+(?:Error|Exception):\s*(.*)", message.strip(), re.S)
+    return (m.group(1) if m else message).strip()
+
+
 #: AOTInductor's kernels are Inductor's codegen: a failure the package shows (``aoti-run``) or
 #: its build raises (``aoti-compile``) is compared with Inductor's known bugs as ``inductor``
 #: (an empty ``std_mean``'s NaN, #197108, through the AOTI path). Exceptions still need the same
@@ -175,7 +182,7 @@ def same_cause(a: str, b: str) -> bool:
             # Python's stock messages say nothing of where they come from: the frame must
             # match too
             ea, eb = _failure(fa), _failure(fb)
-            stock = _STOCK_MESSAGE.fullmatch(ea[1].strip()) is not None
+            stock = _STOCK_MESSAGE.fullmatch(_bare(ea[1])) is not None
             return not stock or not (ea[2] and eb[2]) or ea[2] == eb[2]
         # a wrapper looked through, or another stage, often another ladder (export's against
         # the compile path's): the same exception raised at the same place

@@ -27,6 +27,9 @@ def test_python_stock_messages_are_one_cause_only_at_one_frame():
     assert not same_cause(guard, chunker + "applier.call_subgraph_for_each_chunk")
     assert same_cause(guard, chunker + "symbolic_shapes.issue_guard")
     assert same_cause(guard, guard.rsplit("|", 1)[0])  # no frame recorded: the message decides
+    # an assertion without a message, left in its wrapper's message: empty, so stock too
+    bare = "exception|inductor|InductorError|AssertionError:|"
+    assert not same_cause(bare + "cpp.store", bare + "mkldnn_lowerings.qlinear_unary")
     unpack = "exception|inductor|ValueError|not enough values to unpack (expected <n>, got <n>)|"
     assert not same_cause(unpack + "a.f", unpack + "b.g")
     # torch's own messages still match whatever the frame (it moves between releases)

@@ -402,3 +402,24 @@ def test_woq_int8_programs_draw_the_scale_shapes_users_write(table):
         if s < 6:
             _run_eager(p)
     assert {"channel", "tensor0d", "tensor1", "row", "1xN"} <= set(seen), seen
+
+
+def test_int_mm_programs_draw_both_scale_orders_under_freezing(table):
+    """The SmoothQuant int8 linear pattern (freezing) has a template: both orders of the two
+    scale factors (bench/found/int_mm_smooth_quant_scale_order.py), 0-d scales
+    (int_mm_smooth_quant_0d_scales.py), 2-d and 3-d inputs; each runs in eager."""
+    cat = build_catalog()
+    if "_int_mm_weight_prepack" not in cat.entries:
+        pytest.skip("no SmoothQuant int8 pattern in this torch")
+    seen = Counter()
+    only = choices(cat, "int_mm_smooth_quant")
+    for s in range(30):
+        p = render_program(s, 0, only)
+        assert "compile_config = {'inductor.freezing': True}" in p.source
+        seen["w first"] += "w_first=True" in p.source
+        seen["x first"] += "w_first=False" in p.source
+        seen["0-d"] += "tensor0d" in p.source
+        seen["3-d"] += "three_d=True" in p.source
+        if s < 6:
+            _run_eager(p)
+    assert min(seen[k] for k in ("w first", "x first", "0-d", "3-d")) >= 2, seen

@@ -215,6 +215,9 @@ KNOWN: tuple[Known, ...] = (
     # -- weight-only int8 linear (quantization.py, post-grad lowering, registered by default) ---
     _k("woq_int8", "fx_passes/quantization.py", "pattern", "woq_int8",
        "post_grad.woq_int8 (mkldnn lowering)", None, ("inductor:woq_matcher_count",)),
+    _k("_int_mm_weight_prepack", "fx_passes/quantization.py", "pattern", "int_mm_smooth_quant",
+       "freezing_patterns (SmoothQuant int8 linear)", FREEZE,
+       ("inductor:qlinear_weight_prepack_matcher_count",)),
     # -- memory passes: the auto-chunker (a graph pass in a package), the partitioned scatter --------
     _k("auto_chunker", "fx_passes/auto_chunker/__init__.py", "file", "auto_chunk",
        "joint_graph.auto_chunker", {"inductor.auto_chunker.enable": True},

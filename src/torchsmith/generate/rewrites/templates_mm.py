@@ -178,7 +178,46 @@ def woq_int8(rng: random.Random, target: str) -> Spec:
     return s
 
 
+def int_mm_smooth_quant(rng: random.Random, target: str) -> Spec:
+    """An int8 x int8 linear as torchao's dynamic quantization writes it, under freezing:
+    ``_int_mm(x, w).to(float) * x_scale * w_scale`` (+ bias), which the SmoothQuant pattern
+    turns into a oneDNN qlinear. Drawn: the order of the two scale factors (the pattern tells
+    them apart by position), their shapes (per row / per tensor, 0-d or one element; per
+    channel / per tensor), ``M == N`` or not, a 3-d input reshaped around the product, a bias
+    (``bench/found/int_mm_smooth_quant_*.py``)."""
+    s = Spec(module=True)
+    m, k, n = rng.choice((16, 32)), rng.choice((32, 64)), rng.choice((16, 32))
+    s.init += [
+        "g = torch.Generator().manual_seed(0)",
+        f'self.register_buffer("w", torch.randint(-128, 127, ({k}, {n}), generator=g,'
+        " dtype=torch.int8))",
+    ]
+    wkind = rng.choice(("channel", "channel", "tensor0d", "tensor1"))
+    wshape = {"channel": f"({n},)", "tensor0d": "()", "tensor1": "(1,)"}[wkind]
+    s.init.append(
+        f'self.register_buffer("w_scale", torch.rand({wshape}, generator=g) * 0.01 + 0.001)'
+    )
+    three_d = rng.random() < 0.3
+    xshape = f"(2, {m // 2}, {k})" if three_d else f"({m}, {k})"
+    x = s.add_input("x", f"torch.randint(-128, 127, {xshape}, generator=g, dtype=torch.int8)")
+    xkind = rng.choice(("row", "row", "tensor0d", "tensor1"))
+    xs_shape = {"row": f"({m}, 1)", "tensor0d": "()", "tensor1": "(1,)"}[xkind]
+    xs = s.add_input("x_scale", f"torch.rand({xs_shape}, generator=g) * 0.01 + 0.001")
+    flat = f"{x}.reshape(-1, {k})" if three_d else x
+    s.body.append(f"y = torch._int_mm({flat}, self.w).to(torch.float32)")
+    w_first = rng.random() < 0.4
+    s.body.append(f"y = y * self.w_scale * {xs}" if w_first else f"y = y * {xs} * self.w_scale")
+    if rng.random() < 0.3:
+        s.init.append(f'self.register_buffer("b", torch.rand({n}, generator=g))')
+        s.body.append("y = y + self.b")
+    s.ret = f"y.reshape(2, {m // 2}, {n})" if three_d else "y"
+    s.config["inductor.freezing"] = True
+    s.note(w_first=w_first, x_scale=xkind, w_scale=wkind, mn=(m, n), three_d=three_d)
+    return s
+
+
 TEMPLATES_MM: tuple[Template, ...] = (
+    Template("int_mm_smooth_quant", ("_int_mm_weight_prepack",), int_mm_smooth_quant),
     Template("woq_int8", ("woq_int8",), woq_int8),
     Template("mm_bias", ("addmm",), mm_bias),
     Template("small_mm", ("decompose_mm",), small_mm),
