@@ -129,6 +129,47 @@ DEFAULT_TABLE: tuple[Entry, ...] = (
         (False,),
         "debugging a frozen model: keep plain weights instead of mkldnn-packed ones",
     ),
+    # The C++ backend's tuning knobs (TORCHINDUCTOR_CPP_* environment variables in the docs of
+    # config.py); ``use_decompose_tanh`` is left out: it is off because of a known accuracy
+    # issue (#148241, named in config.py itself).
+    Entry(
+        "inductor.cpp.min_chunk_size",
+        (1,),
+        "small-tensor throughput: parallelize loops however little work each thread gets",
+    ),
+    Entry(
+        "inductor.cpp.enable_tiling_heuristics",
+        (False,),
+        "perf bisection: turn the tiling-select heuristic off (2-d tiles wherever possible)",
+    ),
+    Entry(
+        "inductor.cpp.enable_loop_tail_vec",
+        (False,),
+        "perf bisection: scalar tail loops instead of masked vector tails",
+    ),
+    Entry(
+        "inductor.cpp.fallback_scatter_reduce_sum",
+        (False,),
+        "generate scatter_reduce/index_add sums with atomic adds instead of ATen's kernel",
+    ),
+    Entry(
+        "inductor.cpp.max_horizontal_fusion_size",
+        (2,),
+        "compile time of large graphs: cap how many nodes one horizontal fusion takes",
+    ),
+    Entry(
+        "inductor.cpp.gemm_max_k_slices",
+        (0, 2),
+        "max-autotune GEMM templates: let threads split K (0 = unlimited) for tall-K linears",
+        requires=("inductor.max_autotune=True",),
+    ),
+    Entry(
+        "inductor.cpp.enable_grouped_gemm_template",
+        (True,),
+        "max-autotune inference: one grouped GEMM for linears sharing an input (needs freezing)",
+        requires=("inductor.max_autotune=True", "inductor.freezing=True"),
+        not_for=("trains",),
+    ),
     # -- Dynamo --------------------------------------------------------------------------------
     Entry(
         "dynamo.specialize_float",
