@@ -116,6 +116,9 @@ def test_operator_markers():
     assert any("graph_break()" in t for t in gb) and any(".sum() > 0" in t for t in gb)
     inplace = [text("inplace", s) for s in range(20)]
     assert any("inplace=True" in t for t in inplace) and any("_(" in t for t in inplace)
+    kws = [text("keywords", s) for s in range(20)]
+    assert any("torch.add(F.gelu(y), torch.sigmoid(y), alpha=" in t for t in kws)
+    assert any("keepdim=True, dtype=torch.float64)" in t for t in kws)
 
 
 def test_anchors_cover_parameters_and_assignments():

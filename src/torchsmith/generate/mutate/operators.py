@@ -16,6 +16,7 @@ import math
 import random
 from collections.abc import Callable
 
+from torchsmith.generate.mutate.keywords import keywords
 from torchsmith.generate.mutate.sites import (
     Anchor,
     Sites,
@@ -555,6 +556,7 @@ MUTATORS: dict[str, Callable[[Sites, random.Random], str | None]] = {
     "containers": containers,
     "attr_mutation": attr_mutation,
     "graph_break": graph_break,
+    "keywords": keywords,
 }
 
 #: How often each operator is drawn (the Dynamo constructs are cheap to make valid).
@@ -570,4 +572,5 @@ WEIGHTS: dict[str, float] = {
     "containers": 1.0,
     "attr_mutation": 1.0,
     "graph_break": 1.0,
+    "keywords": 1.0,
 }
