@@ -232,9 +232,11 @@ def test_settings_that_took_part_in_bugs_get_more_weight_deterministically():
     assert w == sampler.weights()  # a function of the yields
     assert ConfigSampler("default", CheckOptions(), adaptive=False).weights() == {}
     # a boosted entry is drawn more often
-    boosted = sum("inductor.freezing" in RESOLVED.sample(s, w) for s in range(600))
-    plain = sum("inductor.freezing" in RESOLVED.sample(s) for s in range(600))
-    assert boosted > 1.5 * plain
+    # (entries that require freezing, drawn at their own weight, also bring it in: the ratio of
+    # draws is below the ratio of weights, 2.38 / 1.4)
+    boosted = sum("inductor.freezing" in RESOLVED.sample(s, w) for s in range(3000))
+    plain = sum("inductor.freezing" in RESOLVED.sample(s) for s in range(3000))
+    assert boosted > 1.25 * plain
 
 
 def test_settings_documented_not_to_support_a_program_trait_are_never_drawn_for_it():
