@@ -41,13 +41,31 @@ def test_the_golden_file_lists_every_data_program():
     assert {str(p.relative_to(DATA)) for p in _data_paths()} == set(GOLDEN["data"])
 
 
+def _differences(got: dict[str, dict], want: dict[str, dict]) -> dict[str, tuple]:
+    """Programs whose verdict or stage is not the recorded one. An entry may list ``also``:
+    verdicts of the same category that another CPU's kernels give (with ``why``), e.g. a
+    float32 AdamW drift that AVX-512 code shows and AVX2 code does not."""
+    out = {}
+    for key, w in want.items():
+        g = got.get(key, {})
+        ok = (
+            "error" not in g
+            and g.get("stage") == w["stage"]
+            and g.get("verdict") in (w["verdict"], *w.get("also", ()))
+        )
+        if not ok:
+            out[key] = (g, w)
+    return out
+
+
 @pytest.mark.parametrize("half", [0, 1])
 def test_every_data_program_keeps_its_verdict_and_stage(half):
     """In two halves (alternate files), so the suite's two workers share the corpus."""
     paths = _data_paths()[half::2]
     got = _verdicts(paths, CheckOptions(timeout=60.0, memory_mb=2048))
     want = {k: v for k, v in GOLDEN["data"].items() if k in got}
-    assert len(got) == len(paths) and got == want
+    assert len(got) == len(paths) and set(got) == set(want)
+    assert _differences(got, want) == {}
 
 
 def test_examples_and_injected_faults_keep_their_verdict_and_stage():
