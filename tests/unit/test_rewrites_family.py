@@ -326,6 +326,15 @@ def _nhv(p) -> tuple[int, int, int]:
     return n, h, v
 
 
+def _template_programs(entry: str, template: str, n: int, what: str) -> list:
+    """The first ``n`` programs of one template, or a skip when this torch lacks its pass."""
+    cat = build_catalog()
+    if entry not in cat.entries:
+        pytest.skip(f"no {what} in this torch")
+    only = choices(cat, template)
+    return [render_program(s, 0, only) for s in range(n)]
+
+
 def test_auto_chunk_programs_pass_the_chunkers_gates_and_draw_its_hard_cases(table):
     """The auto-chunker (a graph pass in a package the catalog now reads) has a template: a
     projection whose logits pass the chunker's size gates, and a loss with gradients; drawn:
@@ -334,13 +343,8 @@ def test_auto_chunk_programs_pass_the_chunkers_gates_and_draw_its_hard_cases(tab
     ``torch.chunk`` cuts into fewer pieces than ``num_chunk`` (auto_chunker_fewer_chunks.py),
     a segment sum scattered along the chunked rows (auto_chunker_scatter_along_chunked_rows.py),
     sums over several dims."""
-    cat = build_catalog()
-    if "auto_chunker" not in cat.entries:
-        pytest.skip("no auto-chunker in this torch")
     seen = Counter()
-    only = choices(cat, "auto_chunk")
-    for s in range(80):
-        p = render_program(s, 0, only)
+    for s, p in enumerate(_template_programs("auto_chunker", "auto_chunk", 80, "auto-chunker")):
         assert "'inductor.auto_chunker.enable': True" in p.source
         assert "check_options = {'grad': True}" in p.source
         n, h, v = _nhv(p)
@@ -362,13 +366,11 @@ def test_partitioned_scatter_programs_are_large_enough_and_draw_multi_dim_indice
     as ``index_put`` (in place too), ``index_add`` and the gradients of indexing and
     ``embedding``; drawn: 2-d indices at dim 1 and with broadcast values
     (bench/found/partitioned_scatter_multidim_index.py), negative indices."""
-    cat = build_catalog()
-    if "create_replacement" not in cat.entries:
-        pytest.skip("no partitioned scatter pass in this torch")
     seen = Counter()
-    only = choices(cat, "partitioned_scatter")
-    for s in range(60):
-        p = render_program(s, 0, only)
+    programs = _template_programs(
+        "create_replacement", "partitioned_scatter", 60, "partitioned scatter pass"
+    )
+    for s, p in enumerate(programs):
         assert "'inductor.partitioned_scatter_enabled': True" in p.source
         shape = re.search(r"index_shape=\(([\d, ]+)\)", p.source).group(1)
         numel = 1
@@ -389,14 +391,10 @@ def test_woq_int8_programs_draw_the_scale_shapes_users_write(table):
     """The default-on weight-only int8 pattern has a template: per-channel scales (the shape
     its kernel takes) and per-tensor, per-row and ``[1, N]`` scales
     (bench/found/woq_int8_per_tensor_scale.py), a bfloat16 input of rank 2 or 3; each runs."""
-    cat = build_catalog()
-    if "woq_int8" not in cat.entries:
-        pytest.skip("no weight-only int8 pattern in this torch")
-    assert not cat.entries["woq_int8"].config  # registered by default: no setting declared
+    programs = _template_programs("woq_int8", "woq_int8", 30, "weight-only int8 pattern")
+    assert not build_catalog().entries["woq_int8"].config  # registered by default: no setting
     seen = Counter()
-    only = choices(cat, "woq_int8")
-    for s in range(30):
-        p = render_program(s, 0, only)
+    for s, p in enumerate(programs):
         assert "F.linear(x, self.w.to(x.dtype)) * self.scales" in p.source
         seen[re.search(r"scales=(\w+)", p.source).group(1)] += 1
         if s < 6:
@@ -408,13 +406,11 @@ def test_int_mm_programs_draw_both_scale_orders_under_freezing(table):
     """The SmoothQuant int8 linear pattern (freezing) has a template: both orders of the two
     scale factors (bench/found/int_mm_smooth_quant_scale_order.py), 0-d scales
     (int_mm_smooth_quant_0d_scales.py), 2-d and 3-d inputs; each runs in eager."""
-    cat = build_catalog()
-    if "_int_mm_weight_prepack" not in cat.entries:
-        pytest.skip("no SmoothQuant int8 pattern in this torch")
     seen = Counter()
-    only = choices(cat, "int_mm_smooth_quant")
-    for s in range(30):
-        p = render_program(s, 0, only)
+    programs = _template_programs(
+        "_int_mm_weight_prepack", "int_mm_smooth_quant", 30, "SmoothQuant int8 pattern"
+    )
+    for s, p in enumerate(programs):
         assert "compile_config = {'inductor.freezing': True}" in p.source
         seen["w first"] += "w_first=True" in p.source
         seen["x first"] += "w_first=False" in p.source
