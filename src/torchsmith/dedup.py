@@ -219,6 +219,32 @@ def failure_key(result: CheckResult) -> tuple[str, ...]:
     return (v.value, where)
 
 
+#: Exceptions torch raises around another: the inner type and message lead their message
+#: (``LoweringException`` too: the same error raised inside a lowering or outside one).
+WRAPPERS = frozenset({"BackendCompilerFailed", "InductorError", "LoweringException"})
+
+
+def unwrap_failure(kind: str, message: str) -> tuple[str, str]:
+    """A crash's exception type and normalized message with the wrappers' layers peeled
+    (``InductorError`` + ``LoweringException: KeyError: m`` is ``KeyError`` + ``m``).
+
+    Invariant: one inner failure gives one pair whichever wrappers carry it, so the
+    decomposition rung's ``RuntimeError: m`` and Inductor's ``BackendCompilerFailed`` around
+    it are the same failure."""
+    while kind in WRAPPERS and ": " in message:
+        kind, message = message.split(": ", 1)
+    return kind, message
+
+
+def same_failure_key(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two :func:`failure_key` values name the same failure, wrappers looked through."""
+    if a == b:
+        return True
+    if len(a) == len(b) == 3 and a[0] == b[0] == Verdict.CRASH.value:
+        return unwrap_failure(a[1], a[2]) == unwrap_failure(b[1], b[2])
+    return False
+
+
 def readable_signature(result: CheckResult, program: Program | None = None) -> str:
     """The signature in words: ``symptom|stage|...`` (see the module docstring): for a crash,
     death or hang the :func:`failure_key`'s detail and the innermost torch frame; for a wrong

@@ -40,6 +40,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from torchsmith.dedup import unwrap_failure
 from torchsmith.jsonable import Jsonable
 from torchsmith.verdict import Symptom
 
@@ -153,17 +154,10 @@ def _head(fields: list[str]) -> list[str]:
     return [fields[0], _SAME_CODEGEN.get(fields[1], fields[1])]
 
 
-#: Exceptions torch raises around another: the inner type and message lead their message
-#: (``LoweringException`` too: the same error raised inside a lowering or outside one).
-_WRAPPERS = frozenset({"BackendCompilerFailed", "InductorError", "LoweringException"})
-
-
 def _failure(fields: list[str]) -> tuple[str, str, str]:
     """A behaviour signature's exception type, message and innermost frame, wrappers' inner
     exception unwrapped (``InductorError|LoweringException: KeyError: m`` is ``KeyError|m``)."""
-    kind, message = fields[2], fields[3]
-    while kind in _WRAPPERS and ": " in message:
-        kind, message = message.split(": ", 1)
+    kind, message = unwrap_failure(fields[2], fields[3])
     return kind, message, fields[4] if len(fields) > 4 else ""
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from torchsmith.dedup import failure_key
+from torchsmith.dedup import failure_key, same_failure_key
 from torchsmith.verdict import CheckResult, Stage, Verdict
 
 LADDER = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
@@ -45,13 +45,15 @@ def stage_of(backend: str) -> Stage:
 
 def same_failure(original: CheckResult, rung: CheckResult) -> bool:
     """A rung reproduces the failure when it is a compiler bug with the same verdict and, for
-    a crash, the same exception type and message (:func:`torchsmith.dedup.failure_key`): an
+    a crash, the same exception type and message (:func:`torchsmith.dedup.failure_key`, the
+    wrappers looked through: Inductor's ``BackendCompilerFailed`` around the decomposition
+    rung's ``RuntimeError`` is that rung's failure): an
     earlier rung that raises something else (``backend="eager"`` on a region with gradients,
     #178520) has its own failure and does not make a C++ wrapper's codegen error Dynamo's."""
     if not (rung.is_bug and rung.verdict is original.verdict):
         return False
     if original.verdict is Verdict.CRASH:
-        return failure_key(original) == failure_key(rung)
+        return same_failure_key(failure_key(original), failure_key(rung))
     return True
 
 

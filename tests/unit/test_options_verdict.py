@@ -161,6 +161,31 @@ def test_localize_a_crash_counts_only_with_the_same_exception_and_message():
     assert localize(original, "inductor", lambda b: other)[0] is Stage.INDUCTOR
 
 
+def test_localize_looks_through_the_wrapper_of_the_last_rung():
+    """Inductor's ``BackendCompilerFailed`` around the decomposition rung's own
+    ``RuntimeError`` is that rung's failure (``nan_to_num`` with an out-of-range value): the
+    stage is the decomposition's; another inner error behind the same wrapper is not."""
+
+    def crash(exc, message):
+        ev = {"exc_type": exc, "message": message}
+        return CheckResult(Verdict.CRASH, phase=Phase.COMPILED, reason="r", evidence=ev)
+
+    message = "value cannot be converted to type float without overflow"
+    original = crash(
+        "torch._dynamo.exc.BackendCompilerFailed",
+        f"backend='inductor' raised:\nRuntimeError: {message}\n\nWhile executing %x",
+    )
+
+    def run_rung(backend):
+        if backend == "aot_eager_decomp_partition":
+            return crash("RuntimeError", message)
+        return _result(Verdict.PASS, None)
+
+    assert localize(original, "inductor", run_rung)[0] is Stage.DECOMP
+    other = crash("RuntimeError", "value cannot be converted to type int without overflow")
+    assert localize(original, "inductor", lambda b: other)[0] is Stage.INDUCTOR
+
+
 # -- verdict categories: owned by verdict.py, asked everywhere else -------------------------------
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
