@@ -19,6 +19,7 @@ from torchsmith.execute.protocol import JobOutcome, Request
 from torchsmith.execute.worker import Worker
 from torchsmith.localize import localize, stage_of
 from torchsmith.options import CheckOptions
+from torchsmith.oracle import native_random
 from torchsmith.program.format import Program, ProgramFormatError, declared_settings
 from torchsmith.program.load import as_script, load_program
 from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
@@ -157,6 +158,17 @@ def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResu
         # A script that never calls what it compiles (it only defines inputs, or exports):
         # what it tests is what the importer reads from its text.
         return _check(imported, options, worker)
+    if result.verdict is Verdict.PASS and native_random.needs_native_run(
+        program.source, options.config
+    ):
+        # random numbers drawn: Inductor's own generator (fallback_random=False), judged on
+        # behaviour and output metadata only (oracle/native_random.py)
+        native = options.replace(config={**options.config, native_random.KEY: False})
+        second = run_job(worker, Request.check(program, native), native)
+        if second.is_bug:
+            result, options = second, native
+        else:  # what the second run gave ("pass"; "invalid" when it could not be judged)
+            result.evidence["native_random"] = second.verdict.value
     if not result.is_bug:
         return result
     if options.localize:

@@ -143,3 +143,53 @@ def test_foreign_issue_script_is_imported_and_checked(worker):
     assert check_program(program, CheckOptions(), worker).verdict is Verdict.PASS
     r = check_program(program, CheckOptions(config={RELU_BUG: "accuracy"}), worker)
     assert r.verdict is Verdict.MISMATCH and r.stage is Stage.INDUCTOR
+
+
+# -- random programs under Inductor's own generator (oracle/native_random.py) -------------------
+DEFAULT_DTYPE_RANDN = """
+import torch
+torch.set_default_dtype(torch.float64)
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return torch.randn(4, 4) @ x
+def get_inputs():
+    return [torch.ones(4, 4)]
+"""
+
+DROPOUT = """
+import torch
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.dropout(x.sin(), 0.5, training=True) + torch.rand_like(x)
+def get_inputs():
+    return [torch.randn(64, 33)]
+"""
+
+
+@pytest.mark.slow
+def test_replace_random_bug_shows_under_inductors_own_generator():
+    """``replace_random`` ignores the default dtype (a find of this project's): hidden with
+    ``fallback_random=True``, the second run (``False``) shows it, and the finding keeps the
+    setting so its repro reproduces. A worker of its own: the program sets the default dtype."""
+    from torchsmith.execute.worker import Worker
+
+    worker = Worker()
+    try:
+        program = program_from_source(DEFAULT_DTYPE_RANDN, name="randn_default_dtype")
+        r = check_program(program, CheckOptions(), worker)
+        assert r.verdict is Verdict.CRASH and r.is_bug and r.stage is Stage.INDUCTOR
+        assert r.options["config"] == {"inductor.fallback_random": False}
+        assert r.ladder["aot_eager_decomp_partition"] == "pass"
+        mine = CheckOptions(config={"inductor.fallback_random": True})
+        assert check_program(program, mine, worker).verdict is Verdict.PASS
+    finally:
+        worker.close()
+
+
+@pytest.mark.slow
+def test_random_values_from_another_generator_are_no_mismatch(worker):
+    """Dropout and ``rand_like`` compiled with Inductor's own Philox numbers: other values than
+    eager's, the same dtype and shape: a pass, not a false alarm."""
+    r = check_program(program_from_source(DROPOUT, name="dropout_native"), CheckOptions(), worker)
+    assert r.verdict is Verdict.PASS and not r.is_bug
+    assert r.evidence["native_random"] == "pass"  # the second run happened and passed

@@ -294,3 +294,16 @@ def test_the_plain_repro_keeps_aliased_inputs_aliased_and_runs_without_grad_as_t
     for dtype in (None, torch.float64):
         (out,) = scope["run"](dtype=dtype)
         assert out.tolist() == [[1.0, 1.0], [2.0, 2.0], [2.0, 2.0]]  # rows 1-2 doubled via y
+
+
+def test_repro_of_a_random_program_under_inductors_generator_compares_no_values():
+    """``fallback_random=False`` and a random call: the repro judges metadata only, as the
+    check did (oracle/native_random.py); any other program keeps the value comparison."""
+    src = "import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n"
+    tail = "\ndef get_inputs():\n    return [torch.ones(3)]\n"
+    rand = program_from_source(src + "        return torch.rand(3) + x\n" + tail, name="r")
+    plain = program_from_source(src + "        return x.sin()\n" + tail, name="p")
+    native = CheckOptions(config={"inductor.fallback_random": False})
+    assert "VALUES = False" in render_script(rand, native)
+    assert "VALUES = True" in render_script(rand, CheckOptions())
+    assert "VALUES = True" in render_script(plain, native)

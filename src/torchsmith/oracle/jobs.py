@@ -19,7 +19,14 @@ import torch
 from torchsmith import ddguard
 from torchsmith.execute import toolchain
 from torchsmith.options import CheckOptions
-from torchsmith.oracle import compile_times, export_path, probe, runtime, sensitivity
+from torchsmith.oracle import (
+    compile_times,
+    export_path,
+    native_random,
+    probe,
+    runtime,
+    sensitivity,
+)
 from torchsmith.oracle.compare import Judgement, compare
 from torchsmith.oracle.diagnose import diagnose
 from torchsmith.oracle.outputs import difference
@@ -202,8 +209,13 @@ def run_check(
                 return finish(compiled_failure(e, backend, ev))
             return finish(nondeterministic)
         fp64_note = None
+        comparable = native_random.values_comparable(program.source, options.config)
         try:
+            if not comparable:  # Inductor's own random numbers: no value is compared
+                raise _NotRun("values not compared (fallback_random=False)")
             fp64: runtime.RunResult | None = timed(Phase.FP64, lambda: run(None, torch.float64))
+        except _NotRun as e:
+            fp64, fp64_note = None, str(e)
         except Exception as e:
             if broken := runtime.device_fault():  # the compiled run after it could not be trusted
                 raise RuntimeError(f"the float64 run broke the CUDA context: {broken}") from e
@@ -219,7 +231,13 @@ def run_check(
         late = getattr(res, "late", None)  # a script's backward compiled after its calls
         if late is not None:  # judge the calls the compiled run got through
             ref, fp64 = runner.cut(ref, res), runner.cut(fp64, res) if fp64 else None
-        judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings, blanked)
+        if comparable:
+            judged = _judge(runner, options, dtype, ref, res, fp64, emit, timings, blanked)
+        else:
+            parts = {runner.out_prefix: (ref.out, res.out)}
+            if ref.grads is not None or res.grads is not None:
+                parts["grad"] = (ref.grads, res.grads)
+            judged = native_random.judge(parts)
         if judged.verdict is Verdict.PASS and _exact_mode(options, backend):
             judged = _exactly_eager(runner, ref, res, dtype) or judged
         if late is not None and not _wrong(judged.verdict):
@@ -247,6 +265,10 @@ def run_check(
             )
         _note_invalid_calls(runner, judged)
         return finish(_result(judged.verdict, phase, judged.reason, **judged.evidence))
+
+
+class _NotRun(Exception):
+    """A run the judge leaves out on purpose."""
 
 
 def first_difference(
