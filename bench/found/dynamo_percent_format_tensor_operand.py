@@ -11,7 +11,7 @@ import torch
 def fn(x):
     loss = (x * x).sum()
     try:
-        note = "loss=%.3f" % (loss,)
+        note = "loss=%.3f" % (loss,)  # noqa: UP031 (printf-style is the point)
     except TypeError:
         note = "loss=?"
     return loss, note
