@@ -21,16 +21,35 @@ RANDOM = [
 PLAIN = ["torch.relu(x)", "x.random", "operand(x)", "brandish(x)", "x.normalize(1)"]
 
 
+def _fn(call):
+    return f"def fn(x):\n    return {call}\n"
+
+
 def test_random_calls_are_recognized_by_name():
-    assert all(nr.draws_random(f"y = {c}") for c in RANDOM)
-    assert not any(nr.draws_random(f"y = {c}") for c in PLAIN)
+    assert all(nr.draws_random(_fn(c)) for c in RANDOM)
+    assert not any(nr.draws_random(_fn(c)) for c in PLAIN)
+
+
+def test_random_inputs_and_parameters_are_data_not_random_ops():
+    """``torch.randn`` in ``get_inputs``, ``__init__`` or at module level runs eagerly once: such
+    a program draws no random numbers in the graph and gets no second run."""
+    src = (
+        "import torch\nx0 = torch.randn(3)\n"
+        "class Model(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.w = torch.nn.Parameter(torch.randn(3))\n"
+        "    def forward(self, x):\n        return x * self.w\n"
+        "def get_inputs():\n    return [torch.rand(3)]\n"
+    )
+    assert not nr.draws_random(src)
+    assert nr.draws_random(src.replace("x * self.w", "torch.rand_like(x) * self.w"))
 
 
 @given(st.sampled_from(RANDOM + PLAIN), st.sampled_from([None, True, False]))
 def test_the_second_run_and_value_judging_follow_the_users_setting(call, user):
     """A user's ``fallback_random`` either way means no second run; with ``False`` the values
     of a random program are not compared; a program without random calls always is."""
-    source = f"y = {call}"
+    source = _fn(call)
     config = {} if user is None else {nr.KEY: user}
     random = call in RANDOM
     assert nr.needs_native_run(source, config) == (random and user is None)

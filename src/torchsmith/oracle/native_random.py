@@ -20,6 +20,7 @@ Invariants:
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -40,9 +41,34 @@ _RANDOM_CALL = re.compile(
 )
 
 
+#: Functions that run eagerly around the compiled call: inputs, parameters, call hooks.
+_EAGER_ONLY = frozenset(
+    {"get_inputs", "get_calls", "get_kwargs", "get_init_inputs", "before_call", "__init__"}
+)
+
+
+def _compiled_code(source: str) -> str:
+    """The bodies of the functions that may be compiled: every function but the ones that build
+    inputs and parameters (``torch.randn`` there is data, drawn eagerly, not a random op in the
+    graph); module-level statements (inputs, seeding) are left out too."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    parts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            if getattr(node, "name", "") in _EAGER_ONLY:
+                continue
+            body = node.body if isinstance(node.body, list) else [node.body]
+            parts += [ast.unparse(stmt) for stmt in body]
+    return "\n".join(parts)
+
+
 def draws_random(source: str) -> bool:
-    """Whether ``source`` calls a random op (by name: a false positive costs one more run)."""
-    return _RANDOM_CALL.search(source) is not None
+    """Whether the compiled functions of ``source`` call a random op (by name, outside the
+    input builders: a false positive costs one more run)."""
+    return _RANDOM_CALL.search(_compiled_code(source)) is not None
 
 
 def needs_native_run(source: str, config: dict[str, Any]) -> bool:
