@@ -32,6 +32,9 @@ MAX_MESSAGE = 200
 
 _NORMALIZERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
+    # where Python's recursion limit hit is incidental ("... in comparison", "... while
+    # calling a Python object"): one runaway recursion, whichever frame reached the limit
+    (re.compile(r"(maximum recursion depth exceeded)\b.*"), r"\1"),
     # Inductor's make_fallback on an op that has a decomposition: the op is whichever the
     # reused subgraph holds (a region used as a cond branch: roll, clamp, gelu alike)
     (re.compile(r"(both a fallback and a decomp for same op:) aten\.[\w.]+"), r"\1 <op>"),

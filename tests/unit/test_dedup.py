@@ -36,6 +36,10 @@ from torchsmith.verdict import CheckResult, Phase, Stage, Verdict
         ("guard on L['x'].size()", "guard on L['relu2'].size()"),
         ("param L['self'].fc1.weight", "param L['self'].conv3.bias"),
         ("value inf here", "value nan here"),
+        (
+            "RecursionError: maximum recursion depth exceeded",
+            "RecursionError: maximum recursion depth exceeded in comparison",
+        ),
     ],
 )
 def test_incidental_detail_is_normalized_away(a, b):
