@@ -169,6 +169,27 @@ def _frame(torch_frame: str) -> str:
     return f"{module}.{fn.strip()}" if module else fn.strip()
 
 
+#: Python's stock messages (normalized): they name no torch concept, so a crash with one is one
+#: cause only at one innermost frame ("list index out of range" from the auto-chunker and from
+#: Dynamo's guard building are two bugs; "tuple index out of range" from `len` of a 0-d tensor
+#: and from `len()` without an argument too).
+_STOCK_MESSAGE = re.compile(
+    r"(list|tuple|string|range object) index out of range|(not enough|too many) values to "
+    r"unpack.*|pop from empty \w+|.*division by zero|.*modulo by zero|maximum recursion depth.*"
+    r"|(max|min)\(\) (arg|iterable argument) is (an )?empty.*|'?<n>'?|"
+)
+
+
+def is_stock_message(message: str) -> bool:
+    """Whether a normalized message (its exception type stripped) is one of Python's own."""
+    return _STOCK_MESSAGE.fullmatch(message.strip()) is not None
+
+
+def crash_frame(result: CheckResult) -> str:
+    """A crash's innermost torch frame as ``module.function`` (``""`` when none is known)."""
+    return _frame(str(result.evidence.get("torch_frame") or ""))
+
+
 def fault_frame(log_tail: str) -> str:
     """The innermost torch frame of a faulthandler dump (most recent call first), or ``""``."""
     for match in _FAULT_FRAME.finditer(log_tail):

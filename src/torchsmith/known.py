@@ -40,7 +40,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from torchsmith.dedup import unwrap_failure
+from torchsmith.dedup import is_stock_message, unwrap_failure
 from torchsmith.jsonable import Jsonable
 from torchsmith.verdict import Symptom
 
@@ -126,16 +126,6 @@ def _ops(field: str) -> frozenset[str]:
     return frozenset(o for o in field.split(",") if o)
 
 
-#: Python's stock messages (normalized): they name no torch concept, so a crash with one is one
-#: cause only at one innermost frame ("list index out of range" from the auto-chunker and from
-#: Dynamo's guard building are two bugs).
-_STOCK_MESSAGE = re.compile(
-    r"(list|tuple|string|range object) index out of range|(not enough|too many) values to "
-    r"unpack.*|pop from empty \w+|.*division by zero|.*modulo by zero|maximum recursion depth.*"
-    r"|(max|min)\(\) (arg|iterable argument) is (an )?empty.*|'?<n>'?|"
-)
-
-
 def _bare(message: str) -> str:
     """A message without the exception type a wrapper left in front of it (``InductorError``'s
     ``AssertionError:`` with nothing after it is an empty message)."""
@@ -176,7 +166,7 @@ def same_cause(a: str, b: str) -> bool:
             # Python's stock messages say nothing of where they come from: the frame must
             # match too
             ea, eb = _failure(fa), _failure(fb)
-            stock = _STOCK_MESSAGE.fullmatch(_bare(ea[1])) is not None
+            stock = is_stock_message(_bare(ea[1]))
             return not stock or not (ea[2] and eb[2]) or ea[2] == eb[2]
         # a wrapper looked through, or another stage, often another ladder (export's against
         # the compile path's): the same exception raised at the same place

@@ -324,3 +324,24 @@ def test_helper_op_calls_become_their_operands_and_input_helpers_stay():
     assert "silu" not in body and "atan2" not in body and "abs" not in body, out
     assert "manual_seed(seed)" in out  # the input helper is as it was
     assert "nested_compile_region" in out
+
+
+def test_a_stock_message_crash_keeps_its_frame():
+    """"tuple index out of range" is Python's: a candidate raising it elsewhere (``len(t)`` of a
+    0-d tensor shrunk to ``len()``) is another bug, so the target keeps the innermost frame; a
+    torch message needs no frame."""
+    from torchsmith.options import CheckOptions
+    from torchsmith.verdict import CheckResult, Phase
+
+    def crash(message, frame):
+        ev = {"exc_type": "IndexError", "message": message, "torch_frame": frame}
+        return CheckResult(Verdict.CRASH, phase=Phase.COMPILED, evidence=ev, stage=Stage.DYNAMO)
+
+    here = "_dynamo/variables/tensor.py:1089 in method_size"
+    there = "_dynamo/variables/builtin.py:1200 in call_len"
+    target = Target.from_result(crash("tuple index out of range", here), CheckOptions())
+    assert target.frame == "tensor.method_size"
+    assert target.matches(crash("tuple index out of range", here.replace("1089", "1090")))
+    assert not target.matches(crash("tuple index out of range", there))
+    torch_message = crash("index 3 is out of bounds for dimension 0", here)
+    assert Target.from_result(torch_message, CheckOptions()).frame == ""

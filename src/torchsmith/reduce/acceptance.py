@@ -20,7 +20,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 
-from torchsmith.dedup import same_failure_key
+from torchsmith.dedup import crash_frame, same_failure_key
 from torchsmith.options import CheckOptions
 from torchsmith.program.format import Program
 from torchsmith.program.render import render_script
@@ -80,7 +80,8 @@ def settle_target(
 ) -> tuple[Target, int]:
     """Re-run ``program`` ``runs`` times under the target's rung: the new target (re-keyed when
     the rung gives the same verdict and exception type with another message than the full
-    check did, e.g. a backend name in it, or the wrapped exception itself) and how many runs showed it."""
+    check did, e.g. a backend name in it, or the wrapped exception itself; a stock message's
+    frame is the rung's) and how many runs showed it."""
     results = [judge.run(program, target.rung) for _ in range(max(1, runs))]
     if not any(target.matches(r) for r in results):
         r0 = results[0]
@@ -91,6 +92,7 @@ def settle_target(
         )
         if r0.is_bug and r0.verdict is target.verdict and same_exc:
             log(f"re-keyed on the {target.rung} rung: {'/'.join(failure_key(r0)[1:])}")
-            target = dataclasses.replace(target, key=failure_key(r0))
+            frame = crash_frame(r0) if target.frame else ""  # the rung's own frame
+            target = dataclasses.replace(target, key=failure_key(r0), frame=frame)
             judge.target = target
     return target, sum(target.matches(r) for r in results)

@@ -25,7 +25,7 @@ import dataclasses
 import time
 
 from torchsmith.check import run_job
-from torchsmith.dedup import failure_key
+from torchsmith.dedup import crash_frame, failure_key, is_stock_message, unwrap_failure
 from torchsmith.execute.protocol import Request
 from torchsmith.execute.worker import Worker
 from torchsmith.localize import EXPORT_LADDER, LADDER, RUNG_STAGE
@@ -55,6 +55,10 @@ class Target:
     #: must not carry a failure to the tolerance's edge, where the written repro and the
     #: worker may round it apart.
     margin: float = 0.0
+    #: A crash with one of Python's stock messages (``tuple index out of range``): the innermost
+    #: torch frame it was raised at, which a candidate must keep (the same words from another
+    #: place are another bug: ``len(t)`` of a 0-d tensor once shrank to ``len()``).
+    frame: str = ""
 
     @classmethod
     def from_result(cls, result: CheckResult, options: CheckOptions) -> Target:
@@ -76,14 +80,21 @@ class Target:
             below_verdict = "pass"
         key = failure_key(result)
         margin = min(2 * options.tol, _difference(result)) if "same-vs-fp64" in key else 0.0
-        return cls(result.verdict, stage, key, rung, below, below_verdict, result.reason, margin)
+        frame = ""
+        if result.verdict is Verdict.CRASH:
+            message = unwrap_failure(key[1], key[2])[1]
+            frame = crash_frame(result) if is_stock_message(message) else ""
+        return cls(
+            result.verdict, stage, key, rung, below, below_verdict, result.reason, margin, frame
+        )
 
     def describe(self) -> str:
         stage = self.stage.value if self.stage else "unlocalized"
         return f"{self.verdict.value} at {stage} {'/'.join(self.key[1:])}".strip()
 
     def matches(self, result: CheckResult) -> bool:
-        return result.is_bug and result.verdict is self.verdict and failure_key(result) == self.key
+        same = result.is_bug and result.verdict is self.verdict and failure_key(result) == self.key
+        return same and (not self.frame or crash_frame(result) == self.frame)
 
     def at_edge(self, result: CheckResult) -> bool:
         """A wrong value whose difference fell under :attr:`margin`."""
