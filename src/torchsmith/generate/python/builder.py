@@ -17,7 +17,9 @@ from collections.abc import Callable, Sequence
 
 from torchsmith.program.format import model_class_head
 
-IMPORT_ORDER = ("collections", "dataclasses", "functools", "math", "types", "typing")
+IMPORT_ORDER = (
+    "collections", "dataclasses", "enum", "functools", "itertools", "math", "types", "typing",
+)  # fmt: skip
 
 
 @dataclasses.dataclass
