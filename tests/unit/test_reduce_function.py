@@ -327,7 +327,7 @@ def test_helper_op_calls_become_their_operands_and_input_helpers_stay():
 
 
 def test_a_stock_message_crash_keeps_its_frame():
-    """"tuple index out of range" is Python's: a candidate raising it elsewhere (``len(t)`` of a
+    """ "tuple index out of range" is Python's: a candidate raising it elsewhere (``len(t)`` of a
     0-d tensor shrunk to ``len()``) is another bug, so the target keeps the innermost frame; a
     torch message needs no frame."""
     from torchsmith.options import CheckOptions
