@@ -115,12 +115,18 @@ def state_between_calls(b: Builder) -> None:
     b.feature("state_between_calls")
 
 
+#: Drawn at a third of the usual weight: on torch 2.13.0 most of their variants meet this
+#: project's own finds, whose Python-level causes the known table cannot sign by op set
+#: (``notes/surfaces.md``, eleventh pass), so at full weight they would fill a default campaign
+#: with re-finds; ``--gen-option fragments=...`` draws them at will.
+WEIGHT = 0.3
+
 FRAGMENTS_4 = [
-    Fragment("itertools_kw", itertools_kw),
-    Fragment("enum_members", enum_members),
-    Fragment("string_format", string_format),
-    Fragment("object_protocols", object_protocols),
-    Fragment("state_between_calls", state_between_calls, ok=lambda b: b.sequence),
+    Fragment("itertools_kw", itertools_kw, weight=WEIGHT),
+    Fragment("enum_members", enum_members, weight=WEIGHT),
+    Fragment("string_format", string_format, weight=WEIGHT),
+    Fragment("object_protocols", object_protocols, weight=WEIGHT),
+    Fragment("state_between_calls", state_between_calls, ok=lambda b: b.sequence, weight=WEIGHT),
 ]
 
 __all__ = ["FRAGMENTS_4"]
