@@ -18,7 +18,14 @@ RANDOM = [
     "torch.randint(0, 9, (3,))",
     "torch.nn.functional.rrelu(x, training=True)",
 ]
-PLAIN = ["torch.relu(x)", "x.random", "operand(x)", "brandish(x)", "x.normalize(1)"]
+PLAIN = [
+    "torch.relu(x)",
+    "x.random",
+    "operand(x)",
+    "brandish(x)",
+    "x.normalize(1)",
+    "F.dropout(x, p=0.3, training=False)",
+]
 
 
 def _fn(call):

@@ -32,14 +32,13 @@ if TYPE_CHECKING:
 #: The ``--config`` key this module turns off.
 KEY = "inductor.fallback_random"
 
-#: Calls that draw random numbers (functions, methods and modules): ``torch.rand(...)``,
-#: ``x.bernoulli_()``, ``F.dropout(...)``, ``nn.Dropout(...)``, ``torch.randint_like(...)``.
-_RANDOM_CALL = re.compile(
-    r"\b(rand|randn|randint|randperm|rand_like|randn_like|randint_like|bernoulli_?|normal_?"
+#: Names of the calls that draw random numbers (functions, methods, modules built in the
+#: compiled code): ``torch.rand``, ``x.bernoulli_``, ``F.dropout``, ``torch.randint_like``.
+_RANDOM_NAME = re.compile(
+    r"(rand|randn|randint|randperm|rand_like|randn_like|randint_like|bernoulli_?|normal_?"
     r"|uniform_|exponential_|geometric_|log_normal_|cauchy_|random_|multinomial|poisson"
-    r"|native_dropout|\w*dropout\w*|\w*Dropout\w*|rrelu_?|RReLU|gumbel_softmax)\s*\("
+    r"|native_dropout|\w*dropout\w*|\w*Dropout\w*|rrelu_?|RReLU|gumbel_softmax)"
 )
-
 
 #: Functions that run eagerly around the compiled call: inputs, parameters, call hooks.
 _EAGER_ONLY = frozenset(
@@ -47,28 +46,38 @@ _EAGER_ONLY = frozenset(
 )
 
 
-def _compiled_code(source: str) -> str:
-    """The bodies of the functions that may be compiled: every function but the ones that build
-    inputs and parameters (``torch.randn`` there is data, drawn eagerly, not a random op in the
-    graph); module-level statements (inputs, seeding) are left out too."""
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _draws(call: ast.Call) -> bool:
+    """A random call, unless it says ``training=False`` (dropout in eval: no randomness)."""
+    if not _RANDOM_NAME.fullmatch(_callee(call)):
+        return False
+    return not any(
+        k.arg == "training" and isinstance(k.value, ast.Constant) and k.value.value is False
+        for k in call.keywords
+    )
+
+
+def draws_random(source: str) -> bool:
+    """Whether the functions that may be compiled call a random op: every function but the ones
+    that build inputs and parameters (``torch.randn`` there is data, drawn eagerly); module-level
+    statements are left out too. By name, so a false positive costs one more run."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return source
-    parts = []
+        return _RANDOM_NAME.search(source) is not None
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             if getattr(node, "name", "") in _EAGER_ONLY:
                 continue
             body = node.body if isinstance(node.body, list) else [node.body]
-            parts += [ast.unparse(stmt) for stmt in body]
-    return "\n".join(parts)
-
-
-def draws_random(source: str) -> bool:
-    """Whether the compiled functions of ``source`` call a random op (by name, outside the
-    input builders: a false positive costs one more run)."""
-    return _RANDOM_CALL.search(_compiled_code(source)) is not None
+            for stmt in body:
+                if any(isinstance(c, ast.Call) and _draws(c) for c in ast.walk(stmt)):
+                    return True
+    return False
 
 
 def needs_native_run(source: str, config: dict[str, Any]) -> bool:
