@@ -209,18 +209,17 @@ def run_check(
                 return finish(compiled_failure(e, backend, ev))
             return finish(nondeterministic)
         fp64_note = None
+        fp64: runtime.RunResult | None = None
         comparable = native_random.values_comparable(program.source, options.config)
-        try:
-            if not comparable:  # Inductor's own random numbers: no value is compared
-                raise _NotRun("values not compared (fallback_random=False)")
-            fp64: runtime.RunResult | None = timed(Phase.FP64, lambda: run(None, torch.float64))
-        except _NotRun as e:
-            fp64, fp64_note = None, str(e)
-        except Exception as e:
-            if broken := runtime.device_fault():  # the compiled run after it could not be trusted
-                raise RuntimeError(f"the float64 run broke the CUDA context: {broken}") from e
-            fp64 = None
-            fp64_note = f"float64 run raised {type(e).__name__}: {_first_line(str(e))}"
+        if not comparable:  # Inductor's own random numbers: no value is compared
+            fp64_note = "not run: values not compared (fallback_random=False)"
+        else:
+            try:
+                fp64 = timed(Phase.FP64, lambda: run(None, torch.float64))
+            except Exception as e:
+                if broken := runtime.device_fault():  # the compiled run after it is untrusted
+                    raise RuntimeError(f"the float64 run broke the CUDA context: {broken}") from e
+                fp64_note = f"float64 run raised {type(e).__name__}: {_first_line(str(e))}"
         compile_times.reset()
         try:
             res = timed(Phase.COMPILED, lambda: run(backend, dtype))
@@ -265,10 +264,6 @@ def run_check(
             )
         _note_invalid_calls(runner, judged)
         return finish(_result(judged.verdict, phase, judged.reason, **judged.evidence))
-
-
-class _NotRun(Exception):
-    """A run the judge leaves out on purpose."""
 
 
 def first_difference(

@@ -17,27 +17,28 @@ from __future__ import annotations
 
 from torchsmith.generate.python.builder import Builder, Fragment
 
+#: ``{n}`` is drawn after the variant (1 to 3 repeats).
+ITERTOOLS = (
+    "h = h * sum(w for _, w in zip(itertools.repeat(h, times={n}), (0.5, 1.5, 2.5, 4.0)))",
+    "h = h * max(itertools.accumulate((0.5, 1.5, 0.25), initial=1.0))",
+    "h = h * len(list(itertools.product((1, 2), repeat=2))) / 4",
+    "h = h + sum(a * c for a, c in itertools.zip_longest((1.0, 2.0), (0.5,), fillvalue=0.25))",
+    "h = h * len(list(itertools.islice(range(10), 2, None, 3)))",
+    "h = h * len(list(itertools.combinations(range(4), r=2))) / 6",
+)
+
+FORMATS = (
+    'h = h * format(h.shape[0], "b").count("1")',
+    'h = h * len("%d-%s" % (h.shape[-1], "ab"))',
+    'h = h * len(f"{h.shape[0]:03d}")',
+    'h = h * len("{:>5}".format(h.shape[0]))',
+)
+
 
 def itertools_kw(b: Builder) -> None:
     b.need("itertools")
-    v = b.rng.randrange(6)
-    if v == 0:
-        n = b.rng.choice((1, 2, 3))
-        b.emit(
-            f"h = h * sum(w for _, w in zip(itertools.repeat(h, times={n}), (0.5, 1.5, 2.5, 4.0)))"
-        )
-    elif v == 1:
-        b.emit("h = h * max(itertools.accumulate((0.5, 1.5, 0.25), initial=1.0))")
-    elif v == 2:
-        b.emit("h = h * len(list(itertools.product((1, 2), repeat=2))) / 4")
-    elif v == 3:
-        b.emit(
-            "h = h + sum(a * c for a, c in itertools.zip_longest((1.0, 2.0), (0.5,), fillvalue=0.25))"
-        )
-    elif v == 4:
-        b.emit("h = h * len(list(itertools.islice(range(10), 2, None, 3)))")
-    else:
-        b.emit("h = h * len(list(itertools.combinations(range(4), r=2))) / 6")
+    line = b.choice(ITERTOOLS)
+    b.emit(line.replace("{n}", str(b.rng.choice((1, 2, 3)))) if "{n}" in line else line)
 
 
 def enum_members(b: Builder) -> None:
@@ -57,15 +58,7 @@ def enum_members(b: Builder) -> None:
 
 
 def string_format(b: Builder) -> None:
-    v = b.rng.randrange(4)
-    if v == 0:
-        b.emit('h = h * format(h.shape[0], "b").count("1")')
-    elif v == 1:
-        b.emit('h = h * len("%d-%s" % (h.shape[-1], "ab"))')
-    elif v == 2:
-        b.emit('h = h * len(f"{h.shape[0]:03d}")')
-    else:
-        b.emit('h = h * len("{:>5}".format(h.shape[0]))')
+    b.emit(b.choice(FORMATS))
 
 
 def object_protocols(b: Builder) -> None:
