@@ -8,7 +8,9 @@
   frame of the faulthandler dump in the worker log when there is one;
 * mismatch family: symptom, stage and the sorted set of ops the model's code uses (from its
   source, canonical names: ``F.relu``, ``nn.ReLU``, ``torch.relu`` and ``x.relu()`` are all
-  ``relu``), which reduction later narrows to the ops that matter (``Store.set_bug_signature``).
+  ``relu``), which reduction later narrows to the ops that matter (``Store.set_bug_signature``);
+  at the Dynamo stage also the Python constructs it uses (``py:format,itertools.repeat(times=)``,
+  :mod:`torchsmith.program.constructs`), the cause there.
 
 A failure outside the compiled phases (a segfault or hang in eager: PyTorch's or the program's
 fault, not torch.compile's) carries the phase where the stage would be.
@@ -24,6 +26,7 @@ import re
 from pathlib import Path
 
 from torchsmith import ddguard
+from torchsmith.program.constructs import python_constructs
 from torchsmith.program.format import Program
 from torchsmith.program.ops import output_ops, source_ops
 from torchsmith.verdict import COMPILER_PHASES, CheckResult, Verdict
@@ -269,6 +272,10 @@ def same_failure_key(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return False
 
 
+#: The field of a Dynamo-stage wrong output's signature that lists its Python constructs.
+PY_FIELD = "py:"
+
+
 def readable_signature(result: CheckResult, program: Program | None = None) -> str:
     """The signature in words: ``symptom|stage|...`` (see the module docstring): for a crash,
     death or hang the :func:`failure_key`'s detail and the innermost torch frame; for a wrong
@@ -289,7 +296,12 @@ def readable_signature(result: CheckResult, program: Program | None = None) -> s
         ops = output_ops(program.source, program.model, output)
     if ops is None:
         ops = source_ops(program.source) if program is not None else []
-    return "|".join([symptom, where, ",".join(ops)])
+    fields = [symptom, where, ",".join(ops)]
+    if where == "dynamo" and program is not None:
+        # Dynamo's wrong outputs come from how it simulates Python: the constructs sign them
+        if constructs := python_constructs(program.source):
+            fields.append(PY_FIELD + ",".join(constructs))
+    return "|".join(fields)
 
 
 def hash_signature(readable: str) -> str:

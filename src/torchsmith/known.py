@@ -17,7 +17,9 @@ A cause (its readable signature, after reduction) is
   message *and* innermost frame once a wrapper such as ``BackendCompilerFailed`` is looked
   through (one failure met through ``torch.export`` and through ``torch.compile``); for a
   wrong output the same stage and reduced op set, or sets that differ only by generic glue
-  ops (``add``, ...);
+  ops (``add``, ...); at the Dynamo stage, where a signature lists Python constructs, the same
+  constructs instead (glue such as ``range`` and ``len`` aside, unless there is nothing else),
+  whatever the ops: an entry without constructs never matches a finding with them;
 * ``new`` otherwise.
 
 An entry whose bug needs opt-in graph passes (switched on by name: ``pre_grad_fusion_options``
@@ -40,8 +42,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from torchsmith.dedup import is_stock_message, unwrap_failure
+from torchsmith.dedup import PY_FIELD, is_stock_message, unwrap_failure
 from torchsmith.jsonable import Jsonable
+from torchsmith.program.constructs import GENERIC_CONSTRUCTS
 from torchsmith.verdict import Symptom
 
 #: Ops that glue a program together without being its cause.
@@ -174,8 +177,18 @@ def same_cause(a: str, b: str) -> bool:
         return ea == _failure(fb) and bool(ea[2])
     if _head(fa) != _head(fb):
         return False
+    pa, pb = _constructs(fa), _constructs(fb)
+    if pa or pb:  # Dynamo's: the Python constructs are the cause, the ops incidental
+        ca, cb = pa - GENERIC_CONSTRUCTS, pb - GENERIC_CONSTRUCTS
+        return ca == cb if ca or cb else pa == pb
     core = _ops(fa[2]) - GENERIC_OPS
     return bool(core) and core == _ops(fb[2]) - GENERIC_OPS
+
+
+def _constructs(fields: list[str]) -> frozenset[str]:
+    """A Dynamo wrong output's Python constructs (its ``py:`` field), empty when it has none."""
+    py = next((f for f in fields[3:] if f.startswith(PY_FIELD)), "")
+    return _ops(py.removeprefix(PY_FIELD))
 
 
 class KnownTable:

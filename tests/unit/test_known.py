@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from torchsmith.known import GENERIC_OPS, KnownBug, KnownTable, Label, label, same_cause
+from torchsmith.program.constructs import GENERIC_CONSTRUCTS
 
 CRASH = "exception|inductor|InductorError|Cannot view a tensor with shape <dims>|lowering.view"
 OPS = st.frozensets(st.sampled_from(["add", "mul", "cat", "split", "stack", "cumsum", "sin"]))
@@ -227,3 +228,37 @@ def test_an_entry_that_needs_opt_in_passes_labels_only_findings_run_with_them(tm
         rows = {b["readable"]: b for b in summary["bug_list"]}
         assert rows[CRASH + "0"]["passes"] == sorted(needs)
     assert rows[CRASH + "0"]["label"] == "known" and rows[CRASH + "1"]["label"] == "new"
+
+
+PY = st.frozensets(
+    st.sampled_from(["range", "len", "format", "isinstance", "except:TypeError", "index"])
+)
+
+
+@given(PY, PY, OPS, OPS)
+def test_dynamo_wrong_outputs_are_one_cause_by_their_python_constructs(pa, pb, oa, ob):
+    """At the Dynamo stage the constructs decide, whatever the ops: glue aside they must be
+    equal; only glue on both sides, all of it; none on either side, the ops as elsewhere."""
+
+    def sig(py, ops):
+        base = f"wrong-value|dynamo|{','.join(sorted(ops))}"
+        return f"{base}|py:{','.join(sorted(py))}" if py else base
+
+    sa, sb = sig(pa, oa), sig(pb, ob)
+    assert same_cause(sa, sb) == same_cause(sb, sa)
+    if pa or pb:
+        ca, cb = pa - GENERIC_CONSTRUCTS, pb - GENERIC_CONSTRUCTS
+        want = ca == cb if ca or cb else pa == pb
+        assert same_cause(sa, sb) == want or sa == sb
+
+
+def test_a_dynamo_entry_without_constructs_no_longer_labels_a_python_level_bug():
+    """#176851's op set (``mul``) labelled every Dynamo wrong value using ``mul`` known."""
+    old = KnownTable([KnownBug(readable="wrong-value|dynamo|mul", issue=176851)])
+    repeat = "wrong-value|dynamo|mul|py:itertools.repeat(times=),sum,zip"
+    assert label(repeat, old)[0] is Label.NEW
+    table = KnownTable(
+        [KnownBug(readable="wrong-value|dynamo|add,mul|py:sum,itertools.repeat(times=)")]
+    )
+    assert label(repeat, table)[0] is Label.KNOWN  # the ops are incidental there
+    assert label("wrong-value|dynamo|mul|py:format,sum", table)[0] is Label.NEW

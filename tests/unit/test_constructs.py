@@ -1,0 +1,73 @@
+"""The Python constructs a program uses (torchsmith.program.constructs): what signs a wrong
+output at the Dynamo stage."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from torchsmith.program.constructs import python_constructs
+
+SOURCE = """
+import itertools
+from collections import OrderedDict as OD
+import enum
+import torch
+
+
+class Mode(str, enum.Enum):
+    A = "a"
+
+
+class Box:
+    def __contains__(self, v):
+        return 1
+
+
+def fn(x, w):
+    try:
+        s = "%d" % x.shape[0]
+    except TypeError:
+        s = f"{w:.3f}"
+    fn.calls = 1
+    d = OD(a=1)
+    d.move_to_end("a")
+    return sum(a * b for a, b in zip(itertools.repeat(x, times=2), w)), format(3, "b"), (1).__eq__(1.0)
+
+
+def get_inputs():
+    return [torch.ones(2), [1.0, 2.0]]
+
+
+if __name__ == "__main__":
+    print(vars(fn))
+"""
+
+
+def test_each_kind_of_construct_is_named_once():
+    assert python_constructs(SOURCE) == [
+        ".__eq__",
+        "base:enum.Enum",
+        "base:str",
+        "collections.OrderedDict",
+        "def:__contains__",
+        "enum.Enum",
+        "except:TypeError",
+        "format",
+        "format-spec",
+        "itertools.repeat(times=)",
+        "move_to_end",
+        "set:function-attribute",
+        "str%",
+        "sum",
+        "zip",
+    ]  # ``vars`` is only in the __main__ block; ``itertools`` alone is covered
+
+
+def test_a_rebound_builtin_is_not_the_builtin():
+    src = "def len(x):\n    return 1\n\ndef fn(x):\n    return len(x) + abs(x)\n"
+    assert python_constructs(src) == ["abs"]
+
+
+@given(st.text(max_size=60))
+def test_any_text_gives_a_sorted_list_without_duplicates(text):
+    out = python_constructs(text)
+    assert out == sorted(set(out))
