@@ -293,3 +293,26 @@ def test_lite_mode_is_judged_bit_for_bit_on_outputs_and_mutated_inputs():
     assert not jobs._exact_mode(CheckOptions(exact=True), None)  # eager itself
     frozen = CheckOptions(mode="lite", exact=True, config={"inductor.freezing": True})
     assert not jobs._exact_mode(frozen, "inductor")  # folding constants is freezing's own opt-in
+
+
+def test_a_program_whose_inputs_require_grad_runs_with_grad_mode_on():
+    """Without ``--grad`` forward runs without grad, unless an input the program builds
+    requires grad: then as its author ran it (the input's copy requires grad too, and an output
+    that depends on grad mode, ``y.requires_grad``, is what eager gives), in every run alike."""
+    from torchsmith.options import CheckOptions
+    from torchsmith.oracle import runtime
+    from torchsmith.program.format import Program
+
+    def run(flag: str, dtype: torch.dtype | None = None):
+        source = (
+            "import torch\n\n\ndef fn(x, y):\n    z = x * 2\n    return z, z.requires_grad, "
+            "torch.is_grad_enabled()\n\n\ndef get_inputs():\n"
+            f"    return [torch.ones(2, requires_grad={flag}), torch.ones(2)]\n"
+        )
+        loaded = runtime.load(Program(source, "fn", "rg", "generated"), 0)
+        return runtime.run_model(loaded, CheckOptions(), backend=None, dtype=dtype, grad=False)
+
+    z, requires, enabled = run("True").out
+    assert requires is True and enabled is True and not z.requires_grad  # judged detached
+    assert run("True", torch.float64).out[1:] == (True, True)
+    assert run("False").out[1:] == (False, False)  # the inference path, as before

@@ -221,7 +221,8 @@ def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bo
     that is no view and shares its storage with no other input is copied as a tensor of its
     own, same strides: never made a view the program did not make (``torch.compile`` and
     ``torch.export`` trace a view input through its base). With ``grad`` every float tensor
-    is a leaf of its own.
+    is a leaf of its own; so is, always, a tensor the program made require grad (its copy
+    requires grad too: the program runs as written, :func:`wants_grad`).
     """
     bases: dict[tuple[int, int], torch.Tensor] = {}
     uses: Counter[tuple[int, int]] = Counter()  # input tensors per storage (a repeat counts)
@@ -257,9 +258,10 @@ def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bo
         want = dtype if dtype is not None and t.is_floating_point() else t.dtype
         new: torch.Tensor | None = None
         shareable = t.layout == torch.strided and not t.is_quantized and not t.is_meta
-        if shareable and not (grad and t.is_floating_point()):
+        leaf = (grad and t.is_floating_point()) or t.requires_grad
+        if shareable and not leaf:
             new = alone(t)
-        if new is None and shareable and not (grad and t.is_floating_point()):
+        if new is None and shareable and not leaf:
             try:
                 st = t.untyped_storage()
                 key = (st.data_ptr(), st.nbytes())
@@ -275,7 +277,7 @@ def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bo
         if new is None:
             new = t.detach().clone().to(device=device, dtype=want)
         _dynamo_marks(t, new)
-        if grad and new.is_floating_point():
+        if leaf and (new.is_floating_point() or new.is_complex()):
             new.requires_grad_(True)
         return new
 
@@ -530,6 +532,15 @@ class ProgramRunner:
         return path
 
 
+def wants_grad(calls: Any) -> bool:
+    """Whether a program runs with grad mode on without ``--grad``: when an input it builds
+    requires grad (``torch.ones(3, requires_grad=True)``), as its author ran it. Otherwise
+    forward runs without grad (the inference path; ``--grad`` adds the training path and a
+    backward). Invariant: the same program gets the same mode in the eager, compiled and
+    float64 runs (inputs are prepared alike for each)."""
+    return any(t.requires_grad for t in tensor_leaves(calls))
+
+
 def _call(
     fn: Callable[..., Any],
     model: Any,
@@ -540,15 +551,15 @@ def _call(
     grad: bool,
 ) -> tuple[Any, dict[str, Any] | None]:
     outs = []
-    with torch.set_grad_enabled(grad):
+    with torch.set_grad_enabled(grad or wants_grad(calls)):
         for i, (args, kwargs) in enumerate(calls):
             if loaded.before_call is not None:
                 loaded.before_call(i, model)
             outs.append(fn(*args, **kwargs))
     out = outs if loaded.sequence else outs[0]
     if not grad:
-        if any(t.layout != torch.strided for t in tensor_leaves(out)):
-            out = _map_tensors(out, _dense)  # only then: containers are rebuilt
+        if any(t.layout != torch.strided or t.requires_grad for t in tensor_leaves(out)):
+            out = _detach(out)  # only then: containers are rebuilt
         return out, None
     leaves = [t for t in _float_leaves(out) if t.requires_grad]
     grads: dict[str, Any] = {}
