@@ -16,7 +16,7 @@ def gen(x):
 
 
 def fn(x):
-    for v in gen(x):
+    for _v in gen(x):
         break
     y = x * 2
     return y.detach(), y.requires_grad

@@ -15,7 +15,7 @@ def fn(x):
             try:
                 raise TypeError(i)
             except TypeError:
-                raise saved if saved is not None else KeyError("k")
+                raise saved if saved is not None else KeyError("k")  # noqa: B904
         except KeyError as k:
             saved = k
             ctx = k.__context__.args[0]
