@@ -316,3 +316,27 @@ def test_a_program_whose_inputs_require_grad_runs_with_grad_mode_on():
     assert requires is True and enabled is True and not z.requires_grad  # judged detached
     assert run("True", torch.float64).out[1:] == (True, True)
     assert run("False").out[1:] == (False, False)  # the inference path, as before
+
+
+def test_each_run_starts_from_the_objects_the_program_built():
+    """A Python object among the inputs (here one that counts its iterations, and is passed
+    twice) is copied for each run, once: a second run sees the state the program built, not
+    the state the first run left, and both arguments are still one object."""
+    from torchsmith.options import CheckOptions
+    from torchsmith.oracle import runtime
+    from torchsmith.program.format import Program
+
+    source = (
+        "import torch\n\n\nclass Counter:\n    def __init__(self):\n        self.n = 0\n\n"
+        "    def __iter__(self):\n        self.n += 1\n        return iter([self.n])\n\n\n"
+        "def fn(x, c, d):\n    return x + next(iter(c)), c is d, list(d)\n\n\n"
+        "def get_inputs():\n    c = Counter()\n    return [torch.zeros(1), c, c]\n"
+    )
+    loaded = runtime.load(Program(source, "fn", "objects", "generated"), 0)
+    options = CheckOptions()
+    runs = [
+        runtime.run_model(loaded, options, backend=None, dtype=None, grad=False).out
+        for _ in range(2)
+    ]
+    for out, same, items in runs:
+        assert out.item() == 1.0 and same is True and items == [2]

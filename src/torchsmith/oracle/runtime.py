@@ -199,6 +199,25 @@ def _map_tensors(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
     return obj
 
 
+def _fresh_objects(obj: Any, memo: dict[int, Any]) -> Any:
+    """The inputs with every Python object that is neither a tensor nor a container (a deque,
+    a partial, a user's object) deep-copied, one memo for all (an object passed twice is one
+    copy): each run starts from the state the program built, never from the state an earlier
+    run left (a counter its ``__iter__`` bumps, a deque it appended to). An object that cannot
+    be copied is passed as it is."""
+    if isinstance(obj, torch.Tensor) or obj is None:
+        return obj
+    if isinstance(obj, list | tuple):
+        mapped = [_fresh_objects(o, memo) for o in obj]
+        return type(obj)(mapped) if not hasattr(obj, "_fields") else type(obj)(*mapped)
+    if isinstance(obj, dict) and type(obj) is dict:
+        return {k: _fresh_objects(v, memo) for k, v in obj.items()}
+    try:
+        return copy.deepcopy(obj, memo)
+    except Exception:  # a lock, a generator, an object whose __deepcopy__ refuses
+        return obj
+
+
 def tensor_leaves(obj: Any) -> list[torch.Tensor]:
     out: list[torch.Tensor] = []
     _map_tensors(obj, out.append)
@@ -241,6 +260,7 @@ def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bo
         return t
 
     _map_tensors(inputs, count)
+    inputs = _fresh_objects(inputs, {})
 
     def alone(t: torch.Tensor) -> torch.Tensor | None:
         """A copy of a tensor that is no view and shares nothing, or None."""
