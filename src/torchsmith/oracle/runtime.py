@@ -26,7 +26,6 @@ import linecache
 import random
 import sys
 import types
-from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -34,6 +33,7 @@ import torch
 
 from torchsmith.options import CheckOptions, split_config
 from torchsmith.oracle import export_path
+from torchsmith.oracle.inputs import map_tensors, prepare_inputs, tensor_leaves, wants_grad
 from torchsmith.program.format import Program
 
 PROGRAM_MODULE = "torchsmith_program"
@@ -185,123 +185,6 @@ def load(program: Program, seed: int = 0) -> LoadedProgram:
         raise ProgramLoadError("the program defines neither get_inputs() nor inputs")
     before = ns.get("before_call") if callable(ns.get("before_call")) else None
     return LoadedProgram(program, module, target, init_args, init_kwargs, calls, before, dict(ns))
-
-
-# -- inputs ----------------------------------------------------------------------------------------
-def _map_tensors(obj: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
-    if isinstance(obj, torch.Tensor):
-        return fn(obj)
-    if isinstance(obj, list | tuple):
-        mapped = [_map_tensors(o, fn) for o in obj]
-        return type(obj)(mapped) if not hasattr(obj, "_fields") else type(obj)(*mapped)
-    if isinstance(obj, dict):
-        return {k: _map_tensors(v, fn) for k, v in obj.items()}
-    return obj
-
-
-def _fresh_objects(obj: Any, memo: dict[int, Any]) -> Any:
-    """The inputs with every Python object that is neither a tensor nor a container (a deque,
-    a partial, a user's object) deep-copied, one memo for all (an object passed twice is one
-    copy): each run starts from the state the program built, never from the state an earlier
-    run left (a counter its ``__iter__`` bumps, a deque it appended to). An object that cannot
-    be copied is passed as it is."""
-    if isinstance(obj, torch.Tensor) or obj is None:
-        return obj
-    if isinstance(obj, list | tuple):
-        mapped = [_fresh_objects(o, memo) for o in obj]
-        return type(obj)(mapped) if not hasattr(obj, "_fields") else type(obj)(*mapped)
-    if isinstance(obj, dict) and type(obj) is dict:
-        return {k: _fresh_objects(v, memo) for k, v in obj.items()}
-    try:
-        return copy.deepcopy(obj, memo)
-    except Exception:  # a lock, a generator, an object whose __deepcopy__ refuses
-        return obj
-
-
-def tensor_leaves(obj: Any) -> list[torch.Tensor]:
-    out: list[torch.Tensor] = []
-    _map_tensors(obj, out.append)
-    return out
-
-
-def _dynamo_marks(src: torch.Tensor, dst: torch.Tensor) -> None:
-    for key, value in getattr(src, "__dict__", {}).items():
-        if key.startswith("_dynamo"):
-            setattr(dst, key, copy.copy(value))
-
-
-def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bool = False) -> Any:
-    """Fresh copies of the inputs, moved and cast; float leaves require grad when asked.
-
-    Tensors that share storage (a tensor and its views, one tensor passed twice) still share it
-    in the copies, with their sizes, strides and offsets, also when cast to another dtype or
-    moved (the whole storage is copied once, then viewed): a float64 reference run sees the
-    same aliasing as eager. A view stays a view (of a copy of its whole storage); a tensor
-    that is no view and shares its storage with no other input is copied as a tensor of its
-    own, same strides: never made a view the program did not make (``torch.compile`` and
-    ``torch.export`` trace a view input through its base). With ``grad`` every float tensor
-    is a leaf of its own; so is, always, a tensor the program made require grad (its copy
-    requires grad too: the program runs as written, :func:`wants_grad`).
-    """
-    bases: dict[tuple[int, int], torch.Tensor] = {}
-    uses: Counter[tuple[int, int]] = Counter()  # input tensors per storage (a repeat counts)
-
-    def storage_key(t: torch.Tensor) -> tuple[int, int] | None:
-        try:
-            st = t.untyped_storage()
-            return (st.data_ptr(), st.nbytes())
-        except (RuntimeError, NotImplementedError, TypeError):
-            return None
-
-    def count(t: torch.Tensor) -> torch.Tensor:
-        key = storage_key(t) if t.layout == torch.strided else None
-        if key is not None:
-            uses[key] += 1
-        return t
-
-    _map_tensors(inputs, count)
-    inputs = _fresh_objects(inputs, {})
-
-    def alone(t: torch.Tensor) -> torch.Tensor | None:
-        """A copy of a tensor that is no view and shares nothing, or None."""
-        key = storage_key(t)
-        if t._is_view() or key is None or uses[key] > 1 or t.storage_offset() != 0:
-            return None
-        try:
-            want = dtype if dtype is not None and t.is_floating_point() else t.dtype
-            out = torch.empty_strided(t.size(), t.stride(), dtype=want, device=device)
-            return out.copy_(t)
-        except (RuntimeError, NotImplementedError, TypeError):  # overlapping strides
-            return None
-
-    def one(t: torch.Tensor) -> torch.Tensor:
-        want = dtype if dtype is not None and t.is_floating_point() else t.dtype
-        new: torch.Tensor | None = None
-        shareable = t.layout == torch.strided and not t.is_quantized and not t.is_meta
-        leaf = (grad and t.is_floating_point()) or t.requires_grad
-        if shareable and not leaf:
-            new = alone(t)
-        if new is None and shareable and not leaf:
-            try:
-                st = t.untyped_storage()
-                key = (st.data_ptr(), st.nbytes())
-                base = bases.get(key)
-                if base is None or base.dtype != want:
-                    flat = torch.empty(0, dtype=t.dtype, device=t.device).set_(st)
-                    base = flat.to(device=device, dtype=want, copy=True)
-                    bases.setdefault(key, base)
-                if base.dtype == want:
-                    new = base.as_strided(t.size(), t.stride(), t.storage_offset())
-            except (RuntimeError, NotImplementedError, TypeError):
-                new = None
-        if new is None:
-            new = t.detach().clone().to(device=device, dtype=want)
-        _dynamo_marks(t, new)
-        if leaf and (new.is_floating_point() or new.is_complex()):
-            new.requires_grad_(True)
-        return new
-
-    return _map_tensors(inputs, one)
 
 
 # -- the target ------------------------------------------------------------------------------------
@@ -552,15 +435,6 @@ class ProgramRunner:
         return path
 
 
-def wants_grad(calls: Any) -> bool:
-    """Whether a program runs with grad mode on without ``--grad``: when an input it builds
-    requires grad (``torch.ones(3, requires_grad=True)``), as its author ran it. Otherwise
-    forward runs without grad (the inference path; ``--grad`` adds the training path and a
-    backward). Invariant: the same program gets the same mode in the eager, compiled and
-    float64 runs (inputs are prepared alike for each)."""
-    return any(t.requires_grad for t in tensor_leaves(calls))
-
-
 def _call(
     fn: Callable[..., Any],
     model: Any,
@@ -604,7 +478,7 @@ def _detach(obj: Any) -> Any:
     """Outputs as the judge reads them: detached, and a sparse (or other non-strided) tensor
     as its dense values (the comparisons have no sparse kernels; a layout that differs
     between eager and compiled is not judged)."""
-    return _map_tensors(obj, lambda t: _dense(t.detach()))
+    return map_tensors(obj, lambda t: _dense(t.detach()))
 
 
 def _dense(t: torch.Tensor) -> torch.Tensor:

@@ -48,6 +48,7 @@ from torchsmith.options import CheckOptions
 from torchsmith.oracle import runtime, script_training
 from torchsmith.oracle import script_standin as standin
 from torchsmith.oracle.diagnose import describe_arg
+from torchsmith.oracle.inputs import map_tensors
 from torchsmith.program.format import Program
 
 #: The compiled run's backend when each compile site keeps the script's own.
@@ -90,7 +91,7 @@ class ScriptRun:
 
 
 def _clone(obj: Any) -> Any:
-    return runtime._map_tensors(obj, lambda t: t.detach().clone())
+    return map_tensors(obj, lambda t: t.detach().clone())
 
 
 def _nbytes(tensors: list[torch.Tensor]) -> int:

@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from torchsmith.program.format import model_class_head
 
 IMPORT_ORDER = (
-    "collections", "dataclasses", "enum", "functools", "itertools", "math", "types", "typing",
+    "abc", "collections", "dataclasses", "enum", "functools", "itertools", "math", "types",
+    "typing",
 )  # fmt: skip
 
 

@@ -31,12 +31,13 @@ from torchsmith.generate.python.builder import Builder, Fragment
 from torchsmith.generate.python.frags_control import FRAGMENTS_1
 from torchsmith.generate.python.frags_effects import FRAGMENTS_3
 from torchsmith.generate.python.frags_functions import FRAGMENTS_2
+from torchsmith.generate.python.frags_runtime import FRAGMENTS_5
 from torchsmith.generate.python.frags_stdlib import FRAGMENTS_4
 from torchsmith.program.format import Program
 
 #: Every fragment by name, in a fixed order.
 FRAGMENTS: dict[str, Fragment] = {
-    f.name: f for f in (*FRAGMENTS_1, *FRAGMENTS_2, *FRAGMENTS_3, *FRAGMENTS_4)
+    f.name: f for f in (*FRAGMENTS_1, *FRAGMENTS_2, *FRAGMENTS_3, *FRAGMENTS_4, *FRAGMENTS_5)
 }
 MAX_PER_FRAGMENT = 2
 
