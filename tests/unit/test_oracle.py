@@ -340,3 +340,27 @@ def test_each_run_starts_from_the_objects_the_program_built():
     ]
     for out, same, items in runs:
         assert out.item() == 1.0 and same is True and items == [2]
+
+
+def test_a_tensor_subclass_input_keeps_its_type_and_attributes():
+    """An ``as_subclass`` input reaches every run as that subclass, with its Python attributes,
+    even when its ``__torch_function__`` returns plain tensors (so ``clone`` would not re-wrap)."""
+    from torchsmith.options import CheckOptions
+    from torchsmith.oracle import runtime
+    from torchsmith.program.format import Program
+
+    source = (
+        "import torch\n\n\nclass Sub(torch.Tensor):\n    @classmethod\n"
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
+        "        with torch._C.DisableTorchFunction():\n"
+        "            return func(*args, **(kwargs or {}))\n\n\n"
+        "def fn(x):\n    return type(x).__name__, x.tag, x + 1\n\n\n"
+        "def get_inputs():\n    x = torch.zeros(2).as_subclass(Sub)\n    x.tag = 'a'\n"
+        "    return [x]\n"
+    )
+    loaded = runtime.load(Program(source, "fn", "sub", "generated"), 0)
+    for dtype in (None, torch.float64):
+        name, tag, out = runtime.run_model(
+            loaded, CheckOptions(), backend=None, dtype=dtype, grad=False
+        ).out
+        assert (name, tag) == ("Sub", "a") and out.dtype == (dtype or torch.float32)

@@ -40,8 +40,10 @@ class Judgement:
 
 
 def _describe(x: Any) -> str:
+    """``Tensor[2, 3] float32``; a tensor subclass by its own name (``Scaled[2] float32``)."""
     if isinstance(x, torch.Tensor):
-        return f"Tensor{list(x.shape)} {str(x.dtype).removeprefix('torch.')}"
+        kind = "Tensor" if type(x) in (torch.Tensor, torch.nn.Parameter) else type(x).__name__
+        return f"{kind}{list(x.shape)} {str(x.dtype).removeprefix('torch.')}"
     return type(x).__name__
 
 

@@ -44,6 +44,25 @@ def _fresh_objects(obj: Any, memo: dict[int, Any]) -> Any:
         return obj
 
 
+def _subclass_copy(t: torch.Tensor, device: str, dtype: torch.dtype, leaf: bool) -> torch.Tensor:
+    """A copy of a tensor subclass that keeps its type and Python attributes: a
+    ``__torch_function__`` subclass (``as_subclass``) is copied as a plain tensor and re-typed,
+    outside its handler (which may not re-wrap what ``clone`` returns); a ``__torch_dispatch__``
+    wrapper through its own ``clone``. Storage sharing with other inputs is not kept."""
+    kind = type(t)
+    if kind.__torch_dispatch__ is torch.Tensor.__torch_dispatch__:
+        with torch._C.DisableTorchFunctionSubclass():
+            raw = t.detach().clone().to(device=device, dtype=dtype)
+        new = raw.as_subclass(kind)
+        for key, value in getattr(t, "__dict__", {}).items():
+            setattr(new, key, copy.copy(value))
+    else:
+        new = t.detach().clone().to(device=device, dtype=dtype)
+    if (leaf or t.requires_grad) and (new.is_floating_point() or new.is_complex()):
+        new.requires_grad_(True)
+    return new
+
+
 def tensor_leaves(obj: Any) -> list[torch.Tensor]:
     out: list[torch.Tensor] = []
     map_tensors(obj, out.append)
@@ -67,7 +86,9 @@ def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bo
     own, same strides: never made a view the program did not make (``torch.compile`` and
     ``torch.export`` trace a view input through its base). With ``grad`` every float tensor
     is a leaf of its own; so is, always, a tensor the program made require grad (its copy
-    requires grad too: the program runs as written, :func:`wants_grad`).
+    requires grad too: the program runs as written, :func:`wants_grad`). A tensor subclass
+    keeps its type and attributes (:func:`_subclass_copy`; its aliasing with other inputs is
+    not kept).
     """
     bases: dict[tuple[int, int], torch.Tensor] = {}
     uses: Counter[tuple[int, int]] = Counter()  # input tensors per storage (a repeat counts)
@@ -103,7 +124,10 @@ def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bo
     def one(t: torch.Tensor) -> torch.Tensor:
         want = dtype if dtype is not None and t.is_floating_point() else t.dtype
         new: torch.Tensor | None = None
-        shareable = t.layout == torch.strided and not t.is_quantized and not t.is_meta
+        plain = type(t) in (torch.Tensor, torch.nn.Parameter)
+        if not plain:
+            return _subclass_copy(t, device, want, leaf=(grad and t.is_floating_point()))
+        shareable = plain and t.layout == torch.strided and not t.is_quantized and not t.is_meta
         leaf = (grad and t.is_floating_point()) or t.requires_grad
         if shareable and not leaf:
             new = alone(t)
