@@ -4,7 +4,7 @@
 # (torch/_dynamo/variables/higher_order_ops.py, `prepare_fn_vt`) passes `g` itself, so
 # `grads[0]` is row 0 of the gradient: "returned an invalid gradient at index 0 - got [4] but
 # expected shape compatible with [3, 4]" (a crash at backward with "eager", at compile with
-# aot_eager and inductor) where eager gives 2.0 everywhere. Checked with `--grad`.
+# aot_eager and inductor) where eager gives 2.0 everywhere. Its input requires grad: gradients judged.
 import torch
 
 
@@ -25,4 +25,4 @@ def fn(x):
 
 
 def get_inputs():
-    return [torch.arange(12.0).reshape(3, 4)]
+    return [torch.arange(12.0).reshape(3, 4).requires_grad_()]

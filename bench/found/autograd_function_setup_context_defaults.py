@@ -4,8 +4,10 @@
 # `inputs == (x, 3.0)` (torch/autograd/function.py); Dynamo passes only `(x,)`
 # (torch/_functorch/autograd_function.py), so `ctx.scale` takes its fallback 1.0: x.grad = 1 for
 # 3, a silent wrong gradient with any backend (even "eager"). Skipping a default by keyword,
-# `Affine.apply(x, scale=3.0)`, crashes: "forward() missing required argument: 'bias'".
-# Checked with `--grad`.
+# `Affine.apply(x, scale=3.0)`, crashes: "forward() missing required argument: 'bias'"; on an
+# input that does not require grad the same call crashes too ("'AutogradFunctionContextVariable'
+# object has no attribute 'proxy'": the context lands in `x`).
+# Its input requires grad, so `torchsmith check` judges gradients too.
 import torch
 
 
@@ -28,4 +30,4 @@ def fn(x):
 
 
 def get_inputs():
-    return [torch.ones(3)]
+    return [torch.ones(3, requires_grad=True)]

@@ -3,7 +3,7 @@
 # eager removes the hook (x.grad = 6); Dynamo's new register_hook path
 # (torch/_dynamo/variables/tensor.py) builds the `RemovableHandleVariable` without an index and
 # `remove()` asserts: "idx must not be None for hook removal" (a crash, no graph break, with any
-# backend). Checked with `--grad`.
+# backend). Its input requires grad: gradients judged.
 import torch
 
 
@@ -15,4 +15,4 @@ def fn(x):
 
 
 def get_inputs():
-    return [torch.ones(3)]
+    return [torch.ones(3, requires_grad=True)]

@@ -4,7 +4,7 @@
 # when backward runs, x.grad = 10; Dynamo traces the hook's body at registration
 # (torch/_dynamo/variables/tensor.py, `speculate_subgraph` for source-less tensors) and bakes
 # in 1.0: x.grad = 2, a silent wrong gradient with any backend (even "eager"), fullgraph too.
-# Checked with `--grad`.
+# Its input requires grad, so `torchsmith check` judges gradients too.
 import torch
 
 
@@ -17,4 +17,4 @@ def fn(x):
 
 
 def get_inputs():
-    return [torch.ones(3)]
+    return [torch.ones(3, requires_grad=True)]

@@ -316,6 +316,14 @@ def test_a_program_whose_inputs_require_grad_runs_with_grad_mode_on():
     assert requires is True and enabled is True and not z.requires_grad  # judged detached
     assert run("True", torch.float64).out[1:] == (True, True)
     assert run("False").out[1:] == (False, False)  # the inference path, as before
+    # the runner the judge uses adds a backward for such a program, as --grad would
+    source = (
+        "import torch\n\n\ndef fn(x):\n    return x * 3\n\n\n"
+        "def get_inputs():\n    return [torch.ones(2, requires_grad=True)]\n"
+    )
+    loaded = runtime.load(Program(source, "fn", "rg2", "generated"), 0)
+    grads = runtime.ProgramRunner(loaded, CheckOptions()).run(None, None).grads
+    assert grads is not None and set(grads) == {"input0"}
 
 
 def test_each_run_starts_from_the_objects_the_program_built():

@@ -156,8 +156,9 @@ def prepare_inputs(inputs: Any, device: str, dtype: torch.dtype | None, grad: bo
 
 def wants_grad(calls: Any) -> bool:
     """Whether a program runs with grad mode on without ``--grad``: when an input it builds
-    requires grad (``torch.ones(3, requires_grad=True)``), as its author ran it. Otherwise
-    forward runs without grad (the inference path; ``--grad`` adds the training path and a
-    backward). Invariant: the same program gets the same mode in the eager, compiled and
-    float64 runs (inputs are prepared alike for each)."""
+    requires grad (``torch.ones(3, requires_grad=True)``), as its author ran it, and then its
+    gradients are judged too, as with ``--grad`` (a hook, a custom ``backward`` run outside the
+    compiled call). Otherwise forward runs without grad (the inference path; ``--grad`` adds the
+    training path and a backward). Invariant: the same program gets the same mode in the eager,
+    compiled and float64 runs (inputs are prepared alike for each)."""
     return any(t.requires_grad for t in tensor_leaves(calls))

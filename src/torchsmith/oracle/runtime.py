@@ -407,7 +407,8 @@ class ProgramRunner:
         context: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
         grad: bool | None = None,
     ) -> RunResult:
-        grad = self.options.grad if grad is None else grad
+        if grad is None:  # --grad, or inputs the program made require grad: a backward too
+            grad = self.options.grad or wants_grad(self.loaded.calls)
         kw = {"backend": backend, "dtype": dtype, "grad": grad, "transform": transform}
         return run_model(self.loaded, self.options, context=context, **kw)
 
