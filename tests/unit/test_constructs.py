@@ -71,3 +71,11 @@ def test_a_rebound_builtin_is_not_the_builtin():
 def test_any_text_gives_a_sorted_list_without_duplicates(text):
     out = python_constructs(text)
     assert out == sorted(set(out))
+
+
+def test_generators_and_with_blocks_are_constructs():
+    src = (
+        "import torch\n\n\ndef gen(x):\n    with torch.no_grad():\n        yield x\n\n\n"
+        "def fn(x, ctx):\n    with ctx:\n        return next(gen(x))\n"
+    )
+    assert python_constructs(src) == ["next", "with", "with:torch.no_grad", "yield"]

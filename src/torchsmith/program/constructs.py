@@ -16,7 +16,8 @@ A construct is one of
 * a special method a class of the program defines (``def __contains__``) and the builtin or
   standard-library bases it derives from (``str``, ``enum.Enum``);
 * an attribute set on one of the program's classes or functions (``set:class-attribute`` for
-  ``Model.scale = 2.0``), a ``global`` statement;
+  ``Model.scale = 2.0``), a ``global`` statement, a generator (``yield``), a ``with`` block
+  (``with:torch.no_grad`` for a context manager named by its module, else ``with``);
 * an exception type an ``except`` clause names (``except:TypeError``), ``str%`` for
   printf-style formatting of a string literal, ``format-spec`` for an f-string's spec.
 
@@ -148,6 +149,13 @@ def python_constructs(source: str) -> list[str]:
                     out.add(f"set:{kinds[node.value.id]}-attribute")  # Model.scale = 2.0
             elif isinstance(node, ast.Global):
                 out.add("global")
+            elif isinstance(node, ast.Yield | ast.YieldFrom):
+                out.add("yield")
+            elif isinstance(node, ast.With | ast.AsyncWith):
+                for item in node.items:
+                    ctx = item.context_expr
+                    name = dotted_name(ctx.func if isinstance(ctx, ast.Call) else ctx)
+                    out.add(f"with:{name}" if "." in name else "with")
             elif isinstance(node, ast.ClassDef):
                 for base in node.bases:
                     name = _stdlib_use(base, stdlib) or dotted_name(base)
