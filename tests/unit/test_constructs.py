@@ -79,3 +79,22 @@ def test_generators_and_with_blocks_are_constructs():
         "def fn(x, ctx):\n    with ctx:\n        return next(gen(x))\n"
     )
     assert python_constructs(src) == ["next", "with", "with:torch.no_grad", "yield"]
+
+
+def test_a_call_keeps_only_keywords_that_are_its_own_parameters():
+    """``maxlen`` is deque's, ``times`` repeat's; a partial's ``c=`` belongs to the wrapped
+    function and an OrderedDict's ``a=`` is data: both left out. A partial's ``keywords`` read
+    is a construct."""
+    src = (
+        "import collections\nimport functools\nimport itertools\n\n\n"
+        "def fn(x):\n    d = collections.deque(maxlen=2)\n"
+        "    p = functools.partial(max, c=3)\n    o = collections.OrderedDict(a=1)\n"
+        "    return x, d, p.keywords, o, itertools.repeat(x, times=2)\n"
+    )
+    assert python_constructs(src) == [
+        ".keywords",
+        "collections.OrderedDict",
+        "collections.deque(maxlen=)",
+        "functools.partial",
+        "itertools.repeat(times=)",
+    ]

@@ -9,10 +9,12 @@ A construct is one of
   the name;
 * a standard-library name used through its module (``itertools.repeat``,
   ``collections.OrderedDict``, ``enum.Enum``: however it was imported), with the keywords a
-  call gives it (``itertools.repeat(times=)``);
+  call gives it that are its own parameters (``itertools.repeat(times=)``; a partial's ``c=`` is
+  the wrapped function's, data);
 * a method of Python's containers and strings called on anything (``move_to_end``, ``index``,
   ``get``): the receiver's type is not known from the source; a special method called by name
-  (``.__eq__`` for ``(1).__eq__(1.0)``);
+  (``.__eq__`` for ``(1).__eq__(1.0)``); a data attribute of Python's own objects read
+  (``.keywords`` of a partial, ``.maxlen``, ``.__context__``);
 * a special method a class of the program defines (``def __contains__``) and the builtin or
   standard-library bases it derives from (``str``, ``enum.Enum``);
 * an attribute set on one of the program's classes or functions (``set:class-attribute`` for
@@ -30,7 +32,11 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import functools
+import inspect
+import re
 import sys
+import types
 
 from torchsmith.program.format import dotted_name
 
@@ -80,6 +86,14 @@ _CONTAINER_METHODS = frozenset(
     for name in dir(kind)
     if not name.startswith("_")
 )
+#: Data attributes of Python's own objects (a partial's ``keywords``, a deque's ``maxlen``, an
+#: exception's ``__context__``, a function's ``__defaults__``): read, they name the construct.
+_OBJECT_ATTRIBUTES = frozenset(
+    name
+    for kind in (functools.partial, BaseException, collections.deque, types.FunctionType)
+    for name in dir(kind)
+    if not callable(getattr(kind, name, None)) and name not in {"__doc__", "__module__"}
+) | {"__context__", "__cause__", "__traceback__", "__dict__", "__class__"}
 _STDLIB = frozenset(sys.stdlib_module_names) - {"torch", "numpy"}
 
 
@@ -171,9 +185,9 @@ def python_constructs(source: str) -> list[str]:
                 }
             elif isinstance(node, ast.Call):
                 if used := _stdlib_use(node.func, stdlib):
-                    # a function's keywords (a class's are data: OrderedDict(a=1))
-                    kws = [] if used.rsplit(".", 1)[-1][:1].isupper() else node.keywords
-                    kws = sorted(k.arg for k in kws if k.arg)
+                    kws = sorted(
+                        k.arg for k in node.keywords if k.arg and _own_keyword(used, k.arg)
+                    )
                     out.add(f"{used}({'='.join(kws)}=)" if kws else used)
                 elif isinstance(node.func, ast.Name):
                     if node.func.id in _BUILTIN_NAMES and node.func.id not in rebound:
@@ -188,6 +202,8 @@ def python_constructs(source: str) -> list[str]:
                 if not isinstance(node, ast.Name) or node.id in stdlib:
                     if used := _stdlib_use(node, stdlib):
                         out.add(used)
+                    elif isinstance(node, ast.Attribute) and node.attr in _OBJECT_ATTRIBUTES:
+                        out.add(f".{node.attr}")
             elif isinstance(node, ast.ExceptHandler) and node.type is not None:
                 caught = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
                 out |= {f"except:{dotted_name(k)}" for k in caught if dotted_name(k)}
@@ -197,6 +213,26 @@ def python_constructs(source: str) -> list[str]:
             elif isinstance(node, ast.FormattedValue) and node.format_spec is not None:
                 out.add("format-spec")
     return sorted(_outermost(out))
+
+
+@functools.cache
+def _own_keyword(used: str, keyword: str) -> bool:
+    """Whether ``keyword`` is a parameter of the standard-library callable ``used`` names
+    (``times`` of ``itertools.repeat``, ``maxlen`` of ``collections.deque``), not data it passes
+    on (a partial's ``c=``, an OrderedDict's ``a=``): by its signature, else (a C type) by its
+    docstring's first lines. A name that cannot be resolved keeps every keyword."""
+    module, _, attr = used.partition(".")
+    try:
+        obj = functools.reduce(getattr, attr.split("."), __import__(module))
+    except Exception:
+        return True
+    try:
+        params = inspect.signature(obj).parameters
+    except (TypeError, ValueError):  # a C type: its docstring's call line names its parameters
+        head = (getattr(obj, "__doc__", None) or "")[:300]
+        return re.search(rf"\b{re.escape(keyword)}\b", head) is not None
+    named = params.get(keyword)
+    return named is not None and named.kind is not inspect.Parameter.VAR_KEYWORD
 
 
 def _outermost(found: set[str]) -> set[str]:
