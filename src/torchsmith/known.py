@@ -19,7 +19,8 @@ A cause (its readable signature, after reduction) is
   wrong output the same stage and reduced op set, or sets that differ only by generic glue
   ops (``add``, ...); at the Dynamo stage, where a signature lists Python constructs, the same
   constructs instead (glue such as ``range`` and ``len`` aside, unless there is nothing else),
-  whatever the ops: an entry without constructs never matches a finding with them;
+  whatever the ops: an entry without constructs never matches a finding with them; and a
+  finding whose constructs all occur in an entry's is labelled by it (:func:`covered_by`);
 * ``new`` otherwise.
 
 An entry whose bug needs opt-in graph passes (switched on by name: ``pre_grad_fusion_options``
@@ -185,6 +186,26 @@ def same_cause(a: str, b: str) -> bool:
     return bool(core) and core == _ops(fb[2]) - GENERIC_OPS
 
 
+#: Wrong outputs at the Dynamo stage: one Python-level cause gives a wrong value or a wrong type
+#: depending on what the program does with it (``NotImplemented`` returned, or added to a tensor).
+_PY_VALUE_SYMPTOMS = frozenset({Symptom.WRONG_VALUE.value, Symptom.WRONG_META.value})
+
+
+def covered_by(finding: str, entry: str) -> bool:
+    """Whether a Dynamo-stage wrong output's Python constructs, glue aside, all occur in a known
+    entry's (a reduced finding keeps the constructs its failure needs; the entry's program may
+    hold more): ``py:isinstance`` is covered by ``py:except:TypeError,float,isinstance``. Only
+    this direction: a finding with a construct the entry lacks may be another bug. A wrong
+    value and a wrong type count as one symptom here."""
+    ff, fe = _fields(finding), _fields(entry)
+    if len(ff) < 3 or len(fe) < 3 or ff[1] != "dynamo" or fe[1] != "dynamo":
+        return False
+    if not {ff[0], fe[0]} <= _PY_VALUE_SYMPTOMS:
+        return False
+    cf, ce = _constructs(ff) - GENERIC_CONSTRUCTS, _constructs(fe) - GENERIC_CONSTRUCTS
+    return bool(cf) and cf <= ce
+
+
 def _constructs(fields: list[str]) -> frozenset[str]:
     """A Dynamo wrong output's Python constructs (its ``py:`` field), empty when it has none."""
     py = next((f for f in fields[3:] if f.startswith(PY_FIELD)), "")
@@ -243,7 +264,8 @@ class KnownTable:
         exact = [e for e in entries if e.readable == readable]
         if exact:
             return exact[0]
-        return next((e for e in entries if same_cause(e.readable, readable)), None)
+        same = next((e for e in entries if same_cause(e.readable, readable)), None)
+        return same or next((e for e in entries if covered_by(readable, e.readable)), None)
 
 
 def label(

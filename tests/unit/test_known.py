@@ -262,3 +262,19 @@ def test_a_dynamo_entry_without_constructs_no_longer_labels_a_python_level_bug()
     )
     assert label(repeat, table)[0] is Label.KNOWN  # the ops are incidental there
     assert label("wrong-value|dynamo|mul|py:format,sum", table)[0] is Label.NEW
+
+
+def test_a_reduced_dynamo_finding_is_labelled_by_an_entry_holding_its_constructs():
+    """Reduction keeps only the constructs a failure needs: ``py:isinstance`` (glue aside) is
+    the nested-classinfo find whose program also catches TypeError; never the other way round
+    (a finding with a construct the entry lacks may be another bug). A wrong value and a wrong
+    type are one symptom there."""
+    entry = "wrong-value|dynamo|mul|py:except:TypeError,float,isinstance"
+    table = KnownTable([KnownBug(readable=entry, source="bench/found/x.py")])
+    assert label("wrong-value|dynamo|mul|py:isinstance,range", table)[0] is Label.KNOWN
+    assert label("wrong-meta|dynamo|add|py:isinstance", table)[0] is Label.KNOWN
+    assert label("wrong-value|dynamo|mul|py:format,isinstance", table)[0] is Label.NEW
+    assert label("wrong-value|dynamo|mul|py:range", table)[0] is Label.NEW  # glue alone
+    assert label("wrong-value|inductor|mul|py:isinstance", table)[0] is Label.NEW
+    small = KnownTable([KnownBug(readable="wrong-value|dynamo|mul|py:isinstance")])
+    assert label(entry, small)[0] is Label.NEW

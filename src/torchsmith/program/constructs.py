@@ -20,7 +20,8 @@ A construct is one of
 * an attribute set on one of the program's classes or functions (``set:class-attribute`` for
   ``Model.scale = 2.0``), a ``global`` statement, a generator (``yield``), a ``with`` block
   (``with:torch.no_grad`` for a context manager named by its module, else ``with``);
-* an exception type an ``except`` clause names (``except:TypeError``), ``str%`` for
+* an exception type an ``except`` clause names (``except:TypeError``; a program's own class is
+  ``except:user``), ``str%`` for
   printf-style formatting of a string literal, ``format-spec`` for an f-string's spec.
 
 Invariant: the result depends only on the source text (nothing is imported or run), is sorted
@@ -206,13 +207,20 @@ def python_constructs(source: str) -> list[str]:
                         out.add(f".{node.attr}")
             elif isinstance(node, ast.ExceptHandler) and node.type is not None:
                 caught = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
-                out |= {f"except:{dotted_name(k)}" for k in caught if dotted_name(k)}
+                out |= {
+                    f"except:{_exception_name(dotted_name(k))}" for k in caught if dotted_name(k)
+                }
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
                 if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
                     out.add("str%")
             elif isinstance(node, ast.FormattedValue) and node.format_spec is not None:
                 out.add("format-spec")
     return sorted(_outermost(out))
+
+
+def _exception_name(name: str) -> str:
+    """A builtin exception by its name, a program's own exception class as ``user``."""
+    return name if name in _BUILTIN_NAMES else "user"
 
 
 @functools.cache
