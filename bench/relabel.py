@@ -28,16 +28,25 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("campaign", type=Path, help="A campaign folder (its findings/).")
     args = ap.parse_args(argv)
+    findings = args.campaign / "findings"
+    if not findings.is_dir():
+        print(f"relabel: {findings}: no such folder (not a campaign folder?)", file=sys.stderr)
+        return 2
     table = KnownTable.default()
     counts: Counter[str] = Counter()
     causes: dict[str, str] = {}
-    for folder in sorted((args.campaign / "findings").iterdir()):
+    for folder in sorted(findings.iterdir()):
         if not (folder / "meta.json").exists():
             continue
-        finding = read_finding(folder)
-        if not finding.meta.get("reduced_from"):
+        try:
+            finding = read_finding(folder)
+            if not finding.meta.get("reduced_from"):
+                continue
+            readable = dedup.readable_signature(finding.result, finding.program)
+        except Exception as e:  # a damaged folder: said, skipped, the rest still labelled
+            print(f"{folder.name:40s} unreadable: {type(e).__name__}: {e}", file=sys.stderr)
+            counts["unreadable"] += 1
             continue
-        readable = dedup.readable_signature(finding.result, finding.program)
         lab, entry = label(readable, table)
         what = entry.describe() if entry else ""
         print(f"{folder.name:40s} {lab.value:6s} {what:60s} {readable[:110]}")

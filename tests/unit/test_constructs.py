@@ -98,3 +98,14 @@ def test_a_call_keeps_only_keywords_that_are_its_own_parameters():
         "functools.partial",
         "itertools.repeat(times=)",
     ]
+
+
+def test_a_module_outside_the_resolvable_set_is_never_imported():
+    """Keywords of callables in unknown modules are kept as they are; naming a module never
+    imports it in the tool's process (``antigravity`` would open a browser)."""
+    import sys
+
+    src = "import antigravity\n\n\ndef fn(x):\n    return antigravity.fly(x, height=2)\n"
+    had = "antigravity" in sys.modules
+    assert python_constructs(src) == ["antigravity.fly(height=)"]
+    assert ("antigravity" in sys.modules) == had

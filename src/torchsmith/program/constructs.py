@@ -24,7 +24,7 @@ A construct is one of
   ``except:user``), ``str%`` for
   printf-style formatting of a string literal, ``format-spec`` for an f-string's spec.
 
-Invariant: the result depends only on the source text (nothing is imported or run), is sorted
+Invariant: the result depends only on the source text (nothing it names is imported or run), is sorted
 and has no duplicates; a program that uses none of these gets ``[]``.
 """
 
@@ -33,8 +33,13 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import dataclasses
+import enum
 import functools
 import inspect
+import itertools
+import math
+import operator
 import re
 import sys
 import types
@@ -96,6 +101,10 @@ _OBJECT_ATTRIBUTES = frozenset(
     if not callable(getattr(kind, name, None)) and name not in {"__doc__", "__module__"}
 ) | {"__context__", "__cause__", "__traceback__", "__dict__", "__class__"}
 _STDLIB = frozenset(sys.stdlib_module_names) - {"torch", "numpy"}
+#: The standard-library modules whose callables' keywords are told apart from data.
+_RESOLVABLE = {
+    m.__name__: m for m in (collections, dataclasses, enum, functools, itertools, math, operator)
+}
 
 
 _KIND = {ast.ClassDef: "class", ast.FunctionDef: "function", ast.AsyncFunctionDef: "function"}
@@ -228,11 +237,13 @@ def _own_keyword(used: str, keyword: str) -> bool:
     """Whether ``keyword`` is a parameter of the standard-library callable ``used`` names
     (``times`` of ``itertools.repeat``, ``maxlen`` of ``collections.deque``), not data it passes
     on (a partial's ``c=``, an OrderedDict's ``a=``): by its signature, else (a C type) by its
-    docstring's first lines. A name that cannot be resolved keeps every keyword."""
+    docstring's first lines. Only the modules in ``_RESOLVABLE`` are looked into (never an import
+    of what a program names: ``antigravity`` opens a browser), so every process signs alike; a
+    name elsewhere keeps every keyword."""
     module, _, attr = used.partition(".")
     try:
-        obj = functools.reduce(getattr, attr.split("."), __import__(module))
-    except Exception:
+        obj = functools.reduce(getattr, attr.split("."), _RESOLVABLE[module])
+    except (KeyError, AttributeError):
         return True
     try:
         params = inspect.signature(obj).parameters
