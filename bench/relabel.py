@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         causes.setdefault(readable, lab.value)
     kinds = Counter(causes.values())
     print(
-        f"{sum(counts.values())} reduced findings: {dict(counts)}; {len(causes)} signatures: {dict(kinds)}"
+        f"{sum(counts.values())} findings: {dict(counts)}; {len(causes)} signatures: {dict(kinds)}"
     )
     return 0
 
