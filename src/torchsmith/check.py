@@ -17,7 +17,7 @@ from typing import Any
 
 from torchsmith.execute.protocol import JobOutcome, Request
 from torchsmith.execute.worker import Worker
-from torchsmith.localize import localize, stage_of
+from torchsmith.localize import localize, same_failure, stage_of
 from torchsmith.options import CheckOptions
 from torchsmith.oracle import native_random
 from torchsmith.program.format import Program, ProgramFormatError, declared_settings
@@ -177,6 +177,7 @@ def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResu
             return run_job(worker, Request.check(program, options, backend), options)
 
         result.stage, result.ladder = localize(result, options.backend, run_rung)
+        _cache_probe(program, options, worker, result)
     else:
         result.stage = stage_of(options.backend)
     if options.bisect and options.backend == "inductor" and result.stage is Stage.INDUCTOR:
@@ -190,6 +191,45 @@ def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResu
         else:
             result.bisect = {"found": False, "error": o.status, "detail": o.error[-500:]}
     return result
+
+
+#: The config entry that turns every compile cache off (FX graph, AOTAutograd, dynamic-shape
+#: profiles): an alias of ``torch.compiler.config.force_disable_caches``.
+CACHES_OFF = "inductor.force_disable_caches"
+#: The ladder entry the cache probe writes.
+CACHES_OFF_RUNG = "inductor-no-cache"
+
+
+def _cache_probe(
+    program: Program, options: CheckOptions, worker: Worker, result: CheckResult
+) -> None:
+    """Name a failure an on-disk compile cache made :attr:`Stage.CACHE`, in place.
+
+    Inductor's and AOTAutograd's caches outlive the process: a failure can come from an
+    artifact another program compiled (an entry for aliased inputs served to a program whose
+    inputs do not alias, PR #184694), and its repro then fails only beside that cache. Rule: a
+    failure the Inductor rung owns is run again with the caches off; when that passes and a
+    second cached run fails the same way (so a flaky failure passing by chance is not called
+    the cache's), the stage is the cache. Costs one compile per Inductor failure, two when the
+    cache did it; nothing when the caches are off already.
+    """
+    if (
+        result.stage is not Stage.INDUCTOR
+        or options.backend != "inductor"
+        or options.config.get(CACHES_OFF)
+    ):
+        return
+    fresh = options.replace(config={**options.config, CACHES_OFF: True})
+    again = run_job(worker, Request.check(program, fresh), fresh)
+    result.ladder[CACHES_OFF_RUNG] = again.verdict.value
+    if again.verdict is not Verdict.PASS:
+        return
+    if same_failure(result, run_job(worker, Request.check(program, options), options)):
+        result.stage = Stage.CACHE
+        result.evidence["compile_cache"] = (
+            "passes with the compile caches off (torch.compiler.config.force_disable_caches);"
+            " fails again with them on: an artifact from the on-disk cache"
+        )
 
 
 def _never_compiles(result: CheckResult) -> bool:

@@ -197,6 +197,10 @@ class Stage(str, enum.Enum):
     AOTAUTOGRAD = "aotautograd"  # "aot_eager"
     DECOMP = "decomp"  # "aot_eager_decomp_partition": decompositions and partitioner
     INDUCTOR = "inductor"
+    #: Inductor's rung fails only with the compile caches on: the artifact an on-disk cache
+    #: (AOTAutograd's, the FX graph cache) returned is not what a fresh compile makes (a
+    #: cache key missing something the compile depends on: input aliasing, PR #184694)
+    CACHE = "compile-cache"
     BACKEND = "backend"  # a user backend beyond the standard ladder
     # The deployment path (``--backend aoti``; oracle/export_path.py), its own ladder:
     EXPORT = "export"  # torch.export.export, the exported program run eagerly, already fails

@@ -30,6 +30,7 @@ def test_injected_inductor_crash_localizes_to_inductor(worker, fault):
         "aot_eager": "pass",
         "aot_eager_decomp_partition": "pass",
         "inductor": "crash",
+        "inductor-no-cache": "crash",  # the cache probe: a fresh compile fails too
     }
     ev = r.evidence
     assert ev["traceback_tail"] and ev["torch_frame"]

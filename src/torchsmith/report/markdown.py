@@ -38,6 +38,7 @@ _TAGS = {
     Stage.AOTAUTOGRAD: "aot_autograd",
     Stage.DECOMP: "decompositions",
     Stage.INDUCTOR: "inductor",
+    Stage.CACHE: "compile cache",
     Stage.BACKEND: "backend",
     Stage.EXPORT: "export",
     Stage.EXPORT_DECOMP: "export",
