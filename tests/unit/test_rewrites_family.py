@@ -233,7 +233,7 @@ def test_einsum_programs_draw_the_diagonal_form_the_pass_mistakes(table):
     """``einsum_to_pointwise_pass``'s template draws "bcd,bcde->bce" with random letters and,
     in a share, a repeated letter (bench/found/einsum_to_pointwise_repeated_subscript.py)."""
     forms = Counter()
-    for s in range(600):
+    for s in range(3000):  # until both forms are seen (a share of the template's draws)
         p = render_program(s, 0, table)
         if note_of(p, "template") != "einsum_pointwise":
             continue
@@ -241,6 +241,8 @@ def test_einsum_programs_draw_the_diagonal_form_the_pass_mistakes(table):
         assert eq and len(eq.group(2)) == 4, p.source
         forms["diagonal" if len(set(eq.group(2))) == 3 else "sum"] += 1
         _run_eager(p)
+        if forms["sum"] and forms["diagonal"]:
+            break
     assert forms["sum"] >= 1 and forms["diagonal"] >= 1, forms
 
 
@@ -419,3 +421,38 @@ def test_int_mm_programs_draw_both_scale_orders_under_freezing(table):
         if s < 6:
             _run_eager(p)
     assert min(seen[k] for k in ("w first", "x first", "0-d", "3-d")) >= 2, seen
+
+
+def test_quantization_programs_draw_the_cases_the_passes_got_wrong(table):
+    """``templates_quant``: the add's other operand a graph input or a buffer (fused in place),
+    ``alpha``, a per-channel axis other than the output channels', transposed convs, output
+    qparams unlike the input's and the ``.tensor`` overloads (bench/found/quant_*.py); uint8
+    activations in the reduced range only (no VNNI saturation false alarms); all run in eager."""
+    seen: Counter = Counter()
+    ran = 0
+    for s in range(3000):
+        p = render_program(s, 0, table)
+        tpl = note_of(p, "template")
+        if tpl not in ("qconv_qlinear", "qpool_cat_reshape"):
+            continue
+        if tpl == "qconv_qlinear":
+            assert "inductor.freezing" in p.source
+            assert "0, 255, torch.uint8" not in p.source  # reduced range only
+            assert "0, 127, torch.uint8" in p.source
+            seen["alpha"] += "alpha=" in p.source and "alpha=None" not in p.source
+            seen["input_operand"] += "h + y.float()" in p.source
+            seen["buffer_operand"] += "self.c" in p.source
+            seen["transposed"] += "conv_transpose2d" in p.source
+            own = "1" if "conv_transpose2d" in p.source else "0"
+            axis = re.search(r"self.wzp, (\d),", p.source).group(1)
+            seen["other_axis"] += axis != own
+        else:
+            seen["tensor_overload"] += ".tensor(" in p.source
+            seen["narrow_range"] += ", 0, 127, torch.uint8)" in p.source
+            seen["int8_out"] += "torch.int8)" in p.source
+        if ran < 12:
+            _run_eager(p)
+            ran += 1
+        if len(seen) == 8 and min(seen.values()) >= 1:
+            break
+    assert len(seen) == 8 and min(seen.values()) >= 1, seen

@@ -78,6 +78,7 @@ JG, PG, FA = "fx_passes/joint_graph.py", "fx_passes/post_grad.py", "fx_passes/fu
 SC, GB = "fx_passes/split_cat.py", "fx_passes/group_batch_fusion.py"
 MK, FZ = "fx_passes/mkldnn_fusion.py", "fx_passes/freezing_patterns.py"
 DEC = "decomposition.py"
+QZ = "fx_passes/quantization.py"
 P = "pattern:"  # per-pattern hits (TORCHINDUCTOR_PATTERN_MATCH_DEBUG), see bench/rewrites_fired.py
 PRE = "inductor.pre_grad_fusion_options"
 POST = "inductor.post_grad_fusion_options"
@@ -218,6 +219,22 @@ KNOWN: tuple[Known, ...] = (
     _k("_int_mm_weight_prepack", "fx_passes/quantization.py", "pattern", "int_mm_smooth_quant",
        "freezing_patterns (SmoothQuant int8 linear)", FREEZE,
        ("inductor:qlinear_weight_prepack_matcher_count",)),
+    # -- PT2E quantization (quantization.py): weight prepack and post-op fusions under freezing,
+    # the int8 max-pool / cat / reshape lowerings by default (templates_quant.py) ---------------
+    *(_k(n, QZ, "function", "qconv_qlinear", f"quantization.{n} (freezing)", FREEZE, feats)
+      for n, feats in (
+          ("_register_qconv_weight_prepack", ("inductor:qconv_weight_prepack_matcher_count",)),
+          ("_register_qlinear_weight_prepack", ("inductor:qlinear_weight_prepack_matcher_count",)),
+          ("_register_qconv_binary_fusion", ("inductor:qconv_weight_prepack_matcher_count",)),
+          ("_register_qlinear_binary_fusion", ("inductor:qlinear_binary_lower_count",)),
+          ("_register_qconv_unary_fusion", ("inductor:qconv_unary_lower_count",)),
+          ("_register_qlinear_unary_fusion", ("inductor:qlinear_unary_lower_count",)),
+          ("_register_dequant_promotion", ("inductor:dequant_promotion_matcher_count",)))),
+    *(_k(n, QZ, "function", "qpool_cat_reshape", f"quantization.{n} (post grad)", None, feats)
+      for n, feats in (
+          ("_register_quantization_maxpool2d", ("inductor:qmaxpool2d_matcher_count",)),
+          ("_register_quantization_cat", ("inductor:qcat_matcher_count",)),
+          ("_register_quantization_reshape", ("inductor:qreshape_matcher_count",)))),
     # -- memory passes: the auto-chunker (a graph pass in a package), the partitioned scatter --------
     _k("auto_chunker", "fx_passes/auto_chunker/__init__.py", "file", "auto_chunk",
        "joint_graph.auto_chunker", {"inductor.auto_chunker.enable": True},

@@ -39,6 +39,7 @@ from torchsmith.generate.rewrites.templates_freeze import TEMPLATES_FREEZE
 from torchsmith.generate.rewrites.templates_graph import TEMPLATES_GRAPH
 from torchsmith.generate.rewrites.templates_memory import TEMPLATES_MEMORY
 from torchsmith.generate.rewrites.templates_mm import TEMPLATES_MM
+from torchsmith.generate.rewrites.templates_quant import TEMPLATES_QUANT
 from torchsmith.program.format import Program
 
 #: Every template, by name, in a fixed order.
@@ -51,6 +52,7 @@ TEMPLATES: dict[str, Template] = {
         *TEMPLATES_ATTN,
         *TEMPLATES_FREEZE,
         *TEMPLATES_MEMORY,
+        *TEMPLATES_QUANT,
     )
 }
 
