@@ -347,3 +347,32 @@ def test_a_stock_message_crash_keeps_its_frame():
     assert not target.matches(crash("tuple index out of range", there))
     torch_message = crash("index 3 is out of bounds for dimension 0", here)
     assert Target.from_result(torch_message, CheckOptions()).frame == ""
+
+
+def test_imports_are_never_dropped():
+    """An import's side effects (the quantized_decomposed ops torch.ao registers) outlive it in
+    the long-lived worker: a candidate without it passes there and fails standalone."""
+    program = Program(
+        source=src(
+            """
+            import math
+            import torch
+            import torch.ao.quantization.fx._decomposed
+
+            SCALE = 2.0
+
+
+            def fn(x):
+                return x * SCALE
+
+
+            def get_inputs():
+                return [torch.ones(2)]
+            """
+        ),
+        model="fn",
+    )
+    from torchsmith.reduce.passes.base import Context
+
+    labels = [label for label, _ in function.drop_module(Context(program))]
+    assert labels == ["drop module statement 3"]  # SCALE only

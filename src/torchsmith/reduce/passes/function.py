@@ -305,8 +305,8 @@ class _ReplaceCall(ast.NodeTransformer):
 
 
 def drop_module(ctx: Context) -> Iterator[Candidate]:
-    """Module-level statements other than the target and the protocol, then statements of the
-    input functions, each alone, last first (the driver skips those that leave a name
+    """Module-level statements other than the target, the protocol and imports, then statements
+    of the input functions, each alone, last first (the driver skips those that leave a name
     undefined without a job)."""
     v0 = ctx.view()
     if not v0.is_function:
@@ -318,6 +318,11 @@ def drop_module(ctx: Context) -> Iterator[Candidate]:
         if name in PROTOCOL or name == target:
             continue
         if isinstance(s, ast.Assign) and stores(s) & set(_SETTINGS):
+            continue
+        if isinstance(s, ast.Import | ast.ImportFrom):
+            # an import's side effects (ops it registers: torch.ao's quantized_decomposed)
+            # outlive it in the long-lived worker, so a candidate without it passes there and
+            # fails standalone, and the reduction steps back to the start
             continue
         v = ctx.view()
         del v.tree.body[i]
