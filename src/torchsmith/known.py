@@ -97,10 +97,14 @@ class KnownBug(Jsonable):
 #: a batch fusion (``"batch_aten_tanh"``, ``"group_linear"``), a flag ending in ``_passes``
 #: or ``_enabled`` (``"inductor.efficient_conv_bn_eval_fx_passes"``,
 #: ``"inductor.partitioned_scatter_enabled"``: its last dotted part) or a pass's own ``enable``
-#: (``"inductor.auto_chunker.enable"``: ``auto_chunker``).
+#: (``"inductor.auto_chunker.enable"``: ``auto_chunker``); and the settings that switch a code
+#: path on (``freezing``, ``max_autotune``, ``cpp_wrapper``, the capture flags, a C++ template,
+#: K-slicing, concat-linear): an entry signed from a program with ``"inductor.freezing": True``
+#: (readable ``wrong-value|inductor|linear``) must not label a default-settings finding.
 _PASS_NAME = re.compile(
     r"""["'](?:\w+\.)*?(\w+_pass(?:es)?|batch_\w+|group_linear|\w+_enabled"""
-    r"""|\w+(?=\.enable["']))(?:\.enable)?["']"""
+    r"""|freezing|max_autotune|cpp_wrapper|capture_\w+|\w+_template|gemm_max_k_slices"""
+    r"""|enable_concat_linear|\w+(?=\.enable["']))(?:\.enable)?["']"""
 )
 
 

@@ -196,6 +196,25 @@ def test_an_entry_that_needs_opt_in_passes_labels_only_findings_run_with_them(tm
         "partitioned_scatter_enabled"
     }
     assert passes_on({"inductor.auto_chunker.enable": False}) == frozenset()
+    # settings that switch a code path on count too (a freezing-only bug's entry, signed
+    # `wrong-value|inductor|linear`, must not label a default-settings finding)
+    gemm = (
+        '{"inductor.freezing": True, "inductor.max_autotune": True, "inductor.cpp_wrapper": True,'
+        ' "inductor.max_autotune_gemm_backends": "CPP", "inductor.cpp.gemm_max_k_slices": 0,'
+        ' "inductor.cpp.enable_grouped_gemm_template": True,'
+        ' "dynamo.capture_scalar_outputs": True}'
+    )
+    assert passes_named(gemm) == {
+        "freezing",
+        "max_autotune",
+        "cpp_wrapper",
+        "gemm_max_k_slices",
+        "enable_grouped_gemm_template",
+        "capture_scalar_outputs",
+    }
+    assert passes_on(
+        {"inductor.freezing": False, "inductor.max_autotune_gemm_backends": "CPP"}
+    ) == (frozenset())
     on = {"inductor.efficient_conv_bn_eval_fx_passes": True, "inductor.a_pass": False}
     assert passes_on(on | {"x": {"b_pass": {}, "c_pass": None}}) == {
         "efficient_conv_bn_eval_fx_passes",
