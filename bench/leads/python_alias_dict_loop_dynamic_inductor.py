@@ -4,7 +4,7 @@
 # input aliasing (known: PR #184694, #139789's family), so the synthetic-base artifact runs on
 # plain inputs and reads garbage. With TORCHINDUCTOR_FORCE_DISABLE_CACHES=1 or a fresh
 # TORCHINDUCTOR_CACHE_DIR it passes; `torchsmith check` now names such a stage `compile-cache`
-# (the cache probe, check._cache_probe; tests/integration/test_cache_probe.py).
+# (the cache probe, check.cache_probe; tests/integration/test_cache_probe.py).
 #
 # Originally: a lead, not a claimed bug (twelfth pass, default-mix check run `torchsmith fuzz --time 5m --seed 53000
 # --no-reduce --out /tmp/mix12`, seed 53017, reduced with `torchsmith reduce FINDING --time-budget 90`):

@@ -177,7 +177,7 @@ def _check(program: Program, options: CheckOptions, worker: Worker) -> CheckResu
             return run_job(worker, Request.check(program, options, backend), options)
 
         result.stage, result.ladder = localize(result, options.backend, run_rung)
-        _cache_probe(program, options, worker, result)
+        cache_probe(program, options, worker, result)
     else:
         result.stage = stage_of(options.backend)
     if options.bisect and options.backend == "inductor" and result.stage is Stage.INDUCTOR:
@@ -200,7 +200,7 @@ CACHES_OFF = "inductor.force_disable_caches"
 CACHES_OFF_RUNG = "inductor-no-cache"
 
 
-def _cache_probe(
+def cache_probe(
     program: Program, options: CheckOptions, worker: Worker, result: CheckResult
 ) -> None:
     """Name a failure an on-disk compile cache made :attr:`Stage.CACHE`, in place.
@@ -211,7 +211,8 @@ def _cache_probe(
     failure the Inductor rung owns is run again with the caches off; when that passes and a
     second cached run fails the same way (so a flaky failure passing by chance is not called
     the cache's), the stage is the cache. Costs one compile per Inductor failure, two when the
-    cache did it; nothing when the caches are off already.
+    cache did it; nothing when the caches are off already. A torch without the switch (the
+    worker refuses the entry) leaves the result as it is, its ladder saying ``not run``.
     """
     if (
         result.stage is not Stage.INDUCTOR
@@ -220,7 +221,11 @@ def _cache_probe(
     ):
         return
     fresh = options.replace(config={**options.config, CACHES_OFF: True})
-    again = run_job(worker, Request.check(program, fresh), fresh)
+    try:
+        again = run_job(worker, Request.check(program, fresh), fresh)
+    except CheckError:
+        result.ladder[CACHES_OFF_RUNG] = "not run"
+        return
     result.ladder[CACHES_OFF_RUNG] = again.verdict.value
     if again.verdict is not Verdict.PASS:
         return

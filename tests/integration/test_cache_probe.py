@@ -1,4 +1,4 @@
-"""The cache probe (``check._cache_probe``): a failure only an on-disk compile cache makes.
+"""The cache probe (``check.cache_probe``): a failure only an on-disk compile cache makes.
 
 A real cache fault, no injection: torch 2.13's AOTAutograd cache key does not say whether the
 inputs alias (PR #184694), so the artifact compiled for two non-aliasing inputs is served to

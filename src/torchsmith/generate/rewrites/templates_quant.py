@@ -24,8 +24,8 @@ from __future__ import annotations
 import random
 
 from torchsmith.generate.rewrites.base import Spec, Template, fmt
+from torchsmith.generate.rewrites.templates_freeze import FREEZE
 
-FREEZE = {"inductor.freezing": True}
 _QD = "torch.ops.quantized_decomposed"
 #: A uint8 activation's parameters (scale, zero point, quant_min, quant_max): reduced range.
 _ACT = ((0.02, 64, 0, 127), (0.05, 10, 0, 127), (0.01, 0, 0, 127))
