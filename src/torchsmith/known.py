@@ -99,12 +99,14 @@ class KnownBug(Jsonable):
 #: ``"inductor.partitioned_scatter_enabled"``: its last dotted part) or a pass's own ``enable``
 #: (``"inductor.auto_chunker.enable"``: ``auto_chunker``); and the settings that switch a code
 #: path on (``freezing``, ``max_autotune``, ``cpp_wrapper``, the capture flags, a C++ template,
-#: K-slicing, concat-linear): an entry signed from a program with ``"inductor.freezing": True``
+#: K-slicing, concat-linear, the Triton switches a CUDA campaign draws): an entry signed from a program with ``"inductor.freezing": True``
 #: (readable ``wrong-value|inductor|linear``) must not label a default-settings finding.
 _PASS_NAME = re.compile(
     r"""["'](?:\w+\.)*?(\w+_pass(?:es)?|batch_\w+|group_linear|\w+_enabled"""
     r"""|freezing|max_autotune|cpp_wrapper|capture_\w+|\w+_template|gemm_max_k_slices"""
-    r"""|enable_concat_linear|\w+(?=\.enable["']))(?:\.enable)?["']"""
+    r"""|enable_concat_linear|cooperative_reductions|multi_kernel|use_block_ptr"""
+    r"""|use_tensor_descriptor|combo_kernels|prefer_nd_tiling|tile_reductions|max_tiles"""
+    r"""|coordinate_descent_tuning|\w+(?=\.enable["']))(?:\.enable)?["']"""
 )
 
 

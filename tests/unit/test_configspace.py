@@ -74,7 +74,14 @@ def test_the_installed_torch_has_every_key_and_missing_keys_and_defaults_are_ski
     assert sf.values == (not have["dynamo.specialize_float"],)
     # cuda-only entries are skipped on a CPU campaign; an absent key is skipped
     assert "inductor.coordinate_descent_tuning" not in space.keys
-    assert "inductor.coordinate_descent_tuning" in Space(DEFAULT_TABLE).resolved(have, "cuda").keys
+    on_cuda = Space(DEFAULT_TABLE).resolved(have, "cuda").keys
+    assert "inductor.coordinate_descent_tuning" in on_cuda
+    # the Triton switches are drawn on CUDA only, the C++ backend's knobs on the CPU only
+    triton = {k for k in on_cuda if k.startswith("inductor.triton.")}
+    assert len(triton) >= 10 and not triton & set(space.keys)
+    cpp = {k for k in space.keys if k.startswith("inductor.cpp.")}
+    assert len(cpp) >= 10 and not cpp & set(on_cuda)
+    assert "inductor.cpp_wrapper" in on_cuda and "inductor.cpp_wrapper" in space.keys
     lacking = {k: v for k, v in have.items() if k != "inductor.freezing"}
     assert "inductor.freezing" not in Space(DEFAULT_TABLE).resolved(lacking).keys
     # concat_linear requires freezing: without freezing it is skipped too

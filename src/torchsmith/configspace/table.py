@@ -8,11 +8,13 @@ torch versions have a key is decided at run time: the worker's own torch is aske
 (:mod:`torchsmith.configspace.present`), an entry whose key it lacks is skipped, and a value
 equal to that torch's default is dropped (so ``dynamo.specialize_float`` offers ``True`` on
 2.13, where ``False`` is the default, and ``False`` on releases where ``True`` was). :data:`CHECKED`
-records the releases every key below was verified present in.
+records the releases every key below was verified present in. ``devices`` keeps the C++
+backend's knobs (``cpu``) off CUDA campaigns and the Triton ones (``cuda``) off CPU campaigns.
 
 Left out on purpose (see ``notes/config-space.md``): ``inductor.fallback_random`` (the oracle
 always sets it), ``inductor.nan_asserts`` (raises on NaN a program may compute on purpose),
-Triton-only tuning on a CPU campaign (``coordinate_descent_tuning`` is kept but marked cuda),
+``triton.cudagraphs`` (CUDA graphs overwrite outputs on replay: ``bench/gpu_battery/`` checks
+them by script), ``use_fast_math`` (changes results by design),
 ``max_autotune_gemm_backends`` (its default already holds ATEN and CPP, the CPU choices),
 cache switches (``fx_graph_cache``: the worker's own concern) and ``*_TESTING_ONLY`` keys.
 """
@@ -25,6 +27,7 @@ from torchsmith.configspace.entry import Entry
 CHECKED = ("2.13.0",)
 
 CUDA = ("cuda",)
+CPU = ("cpu",)
 
 DEFAULT_TABLE: tuple[Entry, ...] = (
     # -- Inductor ------------------------------------------------------------------------------
@@ -102,32 +105,38 @@ DEFAULT_TABLE: tuple[Entry, ...] = (
         "inductor.cpp.simdlen",
         (1, 256, 512),
         "pin the vector width: 1 scalar kernels (debugging), 256 AVX2, 512 AVX512 (where present)",
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.enable_floating_point_contract_flag",
         ("on", "fast"),
         "speed: let the C++ compiler contract a*b+c into FMA (-ffp-contract)",
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.enable_unsafe_math_opt_flag",
         (True,),
         "speed: compile kernels with -funsafe-math-optimizations",
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.dynamic_threads",
         (True,),
         "serving with varying thread counts: kernels do not specialize on the thread number",
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.enable_concat_linear",
         (True,),
         "LLM inference recipes: concatenate linears sharing an input (needs freezing)",
         requires=("inductor.freezing=True",),
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.weight_prepack",
         (False,),
         "debugging a frozen model: keep plain weights instead of mkldnn-packed ones",
+        devices=CPU,
     ),
     # The C++ backend's tuning knobs (TORCHINDUCTOR_CPP_* environment variables in the docs of
     # config.py); ``use_decompose_tanh`` is left out: it is off because of a known accuracy
@@ -136,32 +145,38 @@ DEFAULT_TABLE: tuple[Entry, ...] = (
         "inductor.cpp.min_chunk_size",
         (1,),
         "small-tensor throughput: parallelize loops however little work each thread gets",
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.enable_tiling_heuristics",
         (False,),
         "perf bisection: turn the tiling-select heuristic off (2-d tiles wherever possible)",
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.enable_loop_tail_vec",
         (False,),
         "perf bisection: scalar tail loops instead of masked vector tails",
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.fallback_scatter_reduce_sum",
         (False,),
         "generate scatter_reduce/index_add sums with atomic adds instead of ATen's kernel",
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.max_horizontal_fusion_size",
         (2,),
         "compile time of large graphs: cap how many nodes one horizontal fusion takes",
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.gemm_max_k_slices",
         (0, 2),
         "max-autotune GEMM templates: let threads split K (0 = unlimited) for tall-K linears",
         requires=("inductor.max_autotune=True",),
+        devices=CPU,
     ),
     Entry(
         "inductor.cpp.enable_grouped_gemm_template",
@@ -169,6 +184,100 @@ DEFAULT_TABLE: tuple[Entry, ...] = (
         "max-autotune inference: one grouped GEMM for linears sharing an input (needs freezing)",
         requires=("inductor.max_autotune=True", "inductor.freezing=True"),
         not_for=("trains",),
+        devices=CPU,
+    ),
+    # -- Triton (CUDA campaigns only): what performance guides and issue reports turn on -----
+    Entry(
+        "inductor.triton.cooperative_reductions",
+        (True,),
+        "large reductions with few outputs: split one reduction across thread blocks",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.force_cooperative_reductions",
+        (True,),
+        "bisecting a reduction: force the cooperative form wherever it applies",
+        requires=("inductor.triton.cooperative_reductions=True",),
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.persistent_reductions",
+        (False,),
+        "perf bisection / register pressure: looped reductions instead of persistent ones",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.multi_kernel",
+        (1,),
+        "pick persistent vs looped reduction kernels at run time by benchmarking both",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.prefer_nd_tiling",
+        (True,),
+        "transposes and permutes: tile pointwise kernels in 2-d/3-d for coalesced access",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.tile_reductions",
+        (True,),
+        "reductions over non-contiguous dims: tile the reduction dimension too",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.max_tiles",
+        (3,),
+        "3-d tiling for permuted 3-d+ tensors (default 2)",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.use_block_ptr",
+        (True,),
+        "block pointers for loads and stores (tl.make_block_ptr), as on Hopper performance guides",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.use_tensor_descriptor",
+        (True,),
+        "Hopper TMA tensor descriptors for loads and stores",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.divisible_by_16",
+        (False,),
+        "debugging alignment specialization: no divisible-by-16 hints on sizes and pointers",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.mix_order_reduction",
+        (False,),
+        "perf bisection: no fused row+column reductions of one input",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.codegen_upcast_to_fp32",
+        (False,),
+        "half-precision kernels computed in half precision (no fp32 upcast) for speed",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.dense_indexing",
+        (True,),
+        "debugging index math: dense (non-broadcast) index expressions",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.combo_kernels",
+        (True,),
+        "many small independent kernels (optimizer steps): combine them into one launch",
+        devices=CUDA,
+    ),
+    Entry(
+        "inductor.triton.enable_persistent_tma_matmul",
+        (True,),
+        "max-autotune on Hopper: persistent TMA matmul templates among the choices",
+        requires=("inductor.max_autotune=True",),
+        devices=CUDA,
     ),
     # -- Dynamo --------------------------------------------------------------------------------
     Entry(
