@@ -56,7 +56,9 @@ def main() -> None:
     stop_at = time.monotonic() + a.deadline
     t0 = time.monotonic()
     with ThreadPoolExecutor(a.jobs) as pool:
-        lines = [x for r in pool.map(lambda s: run_one(s, a.logs, a.each, stop_at), scripts) for x in r]
+        lines = [
+            x for r in pool.map(lambda s: run_one(s, a.logs, a.each, stop_at), scripts) for x in r
+        ]
     lines.append(f"battery: {len(scripts)} scripts in {time.monotonic() - t0:.0f} s")
     (a.logs / "battery.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

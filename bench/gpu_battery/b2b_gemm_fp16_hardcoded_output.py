@@ -11,6 +11,7 @@
 # BUG rule: compiled has inf/nan where eager is finite, or the compiled relative error vs fp64
 # is > 100x eager's and > 1e-3.
 import os
+
 import torch
 import torch._inductor.config as ic
 from torch._inductor.utils import run_and_get_code
@@ -63,9 +64,11 @@ def run(name, fn, args, ref_fn=None):
     e_rel = (ref.double() - exact).abs()[fin].max().item() / scale
     c_rel = (out.double() - exact).abs()[fin].nan_to_num(float("inf")).max().item() / scale
     bug = bad > 0 or (c_rel > 100 * e_rel and c_rel > 1e-3) or out.dtype != ref.dtype
-    print(f"RESULT {name} {'BUG' if bug else 'OK'} template_used={used} eager_dtype={ref.dtype} compiled_dtype={out.dtype} "
-          f"max|exact|={scale:.3e} nonfinite_where_eager_finite={bad} "
-          f"eager_rel_err={e_rel:.3e} compiled_rel_err={c_rel:.3e}")
+    print(
+        f"RESULT {name} {'BUG' if bug else 'OK'} template_used={used} eager_dtype={ref.dtype} compiled_dtype={out.dtype} "
+        f"max|exact|={scale:.3e} nonfinite_where_eager_finite={bad} "
+        f"eager_rel_err={e_rel:.3e} compiled_rel_err={c_rel:.3e}"
+    )
 
 
 M, N = 128, 16

@@ -10,6 +10,7 @@
 # BUG rule: compiled output dtype != eager dtype, or integer output not exactly equal to eager,
 # or float output differs by more than 1e-6 relative.
 import os
+
 import torch
 
 DEV = os.environ.get("DEV", "cuda")
@@ -51,7 +52,7 @@ def run(name, fn, args):
     try:
         cf = torch.compile(fn, backend="inductor", options=opts)
         problems = []
-        for it in range(3):   # warmup, record, replay
+        for it in range(3):  # warmup, record, replay
             out = cf(*args)
             out = [o.clone() for o in out]
             problems += [f"call{it} {p}" for p in compare(name, ref, out)]
@@ -59,11 +60,14 @@ def run(name, fn, args):
         msg = str(e).replace("\n", " ")
         print(f"RESULT {name} BUG compiled raised {type(e).__name__}: {msg[:200]}")
         return
-    print(f"RESULT {name} {'BUG' if problems else 'OK'} " + ("; ".join(problems[:4]) if problems else "matches eager"))
+    print(
+        f"RESULT {name} {'BUG' if problems else 'OK'} "
+        + ("; ".join(problems[:4]) if problems else "matches eager")
+    )
 
 
 x = torch.arange(8, device=DEV, dtype=torch.int64)
-si = torch.tensor(2**40 + 1)          # CPU int64 scalar, not representable in float32
-sf = torch.tensor(0.5)                # CPU float32 scalar
+si = torch.tensor(2**40 + 1)  # CPU int64 scalar, not representable in float32
+sf = torch.tensor(0.5)  # CPU float32 scalar
 run("cgpart_mixed_int64_float32_cpu_scalars", f, (x, si, sf))
 run("cgpart_control_two_int64_cpu_scalars", f_same_dtype, (x, si, torch.tensor(3)))

@@ -19,6 +19,7 @@
 # (or returned values) differ from eager (exact compare, float32 add of small
 # ints is exact).  OK if identical.  ERROR if eager itself fails.
 import os
+
 import torch
 
 DEV = os.environ.get("DEV", "cuda")
@@ -26,7 +27,7 @@ torch.manual_seed(0)
 
 
 def fn(x, w):
-    x.add_(w)          # in-place mutation of a (possibly misaligned) graph input
+    x.add_(w)  # in-place mutation of a (possibly misaligned) graph input
     return x * 2 + 1
 
 
@@ -45,7 +46,7 @@ def run(f):
     outs.append(f(first, w).clone())
     for k, b in enumerate(bases):
         off = 1 + 2 * k
-        outs.append(f(b[off:off + 64], w).clone())
+        outs.append(f(b[off : off + 64], w).clone())
     return outs, [first] + bases
 
 
@@ -65,7 +66,9 @@ def compare(name, ref, got):
 try:
     ref = run(fn)
 except Exception as e:  # eager failed -> cannot check
-    print(f"RESULT cudagraphs_misaligned_mutated_input ERROR eager raised {type(e).__name__}: {str(e)[:200]}")
+    print(
+        f"RESULT cudagraphs_misaligned_mutated_input ERROR eager raised {type(e).__name__}: {str(e)[:200]}"
+    )
     raise SystemExit(0)
 
 variants = [
@@ -83,13 +86,17 @@ for vname, ckw, patches in variants:
             got = run(cf)
         bad = compare(vname, ref, got)
         if bad:
-            print(f"RESULT cudagraphs_misaligned_mutated_input[{vname}] BUG compiled differs from eager "
-                  f"(mutation of misaligned input lost?): {'; '.join(bad)[:300]}")
+            print(
+                f"RESULT cudagraphs_misaligned_mutated_input[{vname}] BUG compiled differs from eager "
+                f"(mutation of misaligned input lost?): {'; '.join(bad)[:300]}"
+            )
         else:
             print(f"RESULT cudagraphs_misaligned_mutated_input[{vname}] OK")
     except Exception as e:
-        print(f"RESULT cudagraphs_misaligned_mutated_input[{vname}] BUG compiled raised "
-              f"{type(e).__name__}: {str(e)[:200]}")
+        print(
+            f"RESULT cudagraphs_misaligned_mutated_input[{vname}] BUG compiled raised "
+            f"{type(e).__name__}: {str(e)[:200]}"
+        )
 
 
 # Variant 2 (not yet run on a GPU): the mutated input is a view of a cudagraph-pool output of
@@ -115,7 +122,7 @@ def run_managed(prod, cons, mark):
         a = torch.randint(-4, 5, (80,), generator=g).float().to(DEV)
         b = prod(a)
         off = 0 if k == 0 else 2 * k - 1
-        outs.append(cons(b[off:off + 64], w).clone())
+        outs.append(cons(b[off : off + 64], w).clone())
         states.append(b.clone())
     return outs, states
 
@@ -123,18 +130,27 @@ def run_managed(prod, cons, mark):
 try:
     ref_m = run_managed(producer, consumer, False)
 except Exception as e:
-    print(f"RESULT cudagraphs_misaligned_mutated_input[managed] ERROR eager raised {type(e).__name__}: {str(e)[:200]}")
+    print(
+        f"RESULT cudagraphs_misaligned_mutated_input[managed] ERROR eager raised {type(e).__name__}: {str(e)[:200]}"
+    )
 else:
     torch._dynamo.reset()
     try:
-        got_m = run_managed(torch.compile(producer, mode="reduce-overhead"),
-                            torch.compile(consumer, mode="reduce-overhead"), DEV == "cuda")
+        got_m = run_managed(
+            torch.compile(producer, mode="reduce-overhead"),
+            torch.compile(consumer, mode="reduce-overhead"),
+            DEV == "cuda",
+        )
         bad = compare("managed", ref_m, got_m)
         if bad:
-            print(f"RESULT cudagraphs_misaligned_mutated_input[managed_reduce_overhead] BUG compiled differs "
-                  f"from eager: {'; '.join(bad)[:300]}")
+            print(
+                f"RESULT cudagraphs_misaligned_mutated_input[managed_reduce_overhead] BUG compiled differs "
+                f"from eager: {'; '.join(bad)[:300]}"
+            )
         else:
             print("RESULT cudagraphs_misaligned_mutated_input[managed_reduce_overhead] OK")
     except Exception as e:
-        print(f"RESULT cudagraphs_misaligned_mutated_input[managed_reduce_overhead] BUG compiled raised "
-              f"{type(e).__name__}: {str(e)[:200]}")
+        print(
+            f"RESULT cudagraphs_misaligned_mutated_input[managed_reduce_overhead] BUG compiled raised "
+            f"{type(e).__name__}: {str(e)[:200]}"
+        )

@@ -21,6 +21,7 @@
 # final value of a mutated tensor differs from eager (exact compare; values are small ints in
 # float32 so everything is exact).  OK if identical.  ERROR if eager fails.
 import os
+
 import torch
 
 DEV = os.environ.get("DEV", "cuda")
@@ -29,7 +30,7 @@ N = 4
 
 
 def fn_plain(x, y):
-    x.mul_(2)                 # mutate a plain graph input
+    x.mul_(2)  # mutate a plain graph input
     return x + y
 
 
@@ -39,7 +40,7 @@ class Counter(torch.nn.Module):
         self.register_buffer("count", torch.zeros(16, device=DEV))
 
     def forward(self, x):
-        self.count.add_(1)    # mutate a buffer (static input)
+        self.count.add_(1)  # mutate a buffer (static input)
         return x * self.count
 
 
@@ -78,7 +79,9 @@ try:
     ref_plain = run_plain(fn_plain)
     ref_buf = run_buffer(lambda m: m)
 except Exception as e:
-    print(f"RESULT cudagraphs_nontree_input_mutation ERROR eager raised {type(e).__name__}: {str(e)[:200]}")
+    print(
+        f"RESULT cudagraphs_nontree_input_mutation ERROR eager raised {type(e).__name__}: {str(e)[:200]}"
+    )
     raise SystemExit(0)
 
 
@@ -93,7 +96,11 @@ variants = [
     ("aot_eager", dict(backend="aot_eager"), {}),
     ("reduce_overhead_trees", dict(mode="reduce-overhead"), patches_for(True, True)),
     ("reduce_overhead_NOtrees_partition", dict(mode="reduce-overhead"), patches_for(False, True)),
-    ("reduce_overhead_NOtrees_nopartition", dict(mode="reduce-overhead"), patches_for(False, False)),
+    (
+        "reduce_overhead_NOtrees_nopartition",
+        dict(mode="reduce-overhead"),
+        patches_for(False, False),
+    ),
 ]
 
 for case, runner, ref in (("plain_input", run_plain, ref_plain), ("buffer", run_buffer, ref_buf)):

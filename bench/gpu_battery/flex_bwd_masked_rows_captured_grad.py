@@ -9,9 +9,13 @@
 # fp64 reference is finite, or -inf pattern of lse differs from reference, or
 # max|compiled - ref64| > max(10 * max|eager - ref64|, tol) with tol = 2e-2 (fp16/bf16),
 # 1e-3 (fp32).  OK otherwise.
-import os, warnings, math
+import math
+import os
+import warnings
+
 import torch
-from torch.nn.attention.flex_attention import flex_attention, create_block_mask
+from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+
 DEV = os.environ.get("DEV", "cuda")
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
@@ -43,7 +47,10 @@ def cmp(name, t_c, t_e, t_r, tol):
     t_c, t_e = t_c.double(), t_e.double()
     fin = torch.isfinite(t_r)
     if (torch.isneginf(t_r) != torch.isneginf(t_c)).any():
-        return f"{name}:-inf-pattern-differs(ref#{int(torch.isneginf(t_r).sum())},comp#{int(torch.isneginf(t_c).sum())})", True
+        return (
+            f"{name}:-inf-pattern-differs(ref#{int(torch.isneginf(t_r).sum())},comp#{int(torch.isneginf(t_c).sum())})",
+            True,
+        )
     if (torch.isnan(t_c) & fin).any():
         return f"{name}:NaN-where-ref-finite(#{int((torch.isnan(t_c) & fin).sum())})", True
     e = (t_e - t_r)[fin].abs().max().item() if fin.any() else 0.0
@@ -57,7 +64,9 @@ def report(tag, parts):
     print(f"RESULT {tag} {'BUG' if bad else 'OK'} " + " ".join(p for p, _ in parts))
 
 
-def fwd_case(tag, dt, B, Hq, Hkv, L, S, D, score_mod, mask_mod, bias_fn, mask_fn, dynamic=False, extra=None):
+def fwd_case(
+    tag, dt, B, Hq, Hkv, L, S, D, score_mod, mask_mod, bias_fn, mask_fn, dynamic=False, extra=None
+):
     q = torch.randn(B, Hq, L, D, device=DEV, dtype=dt)
     k = torch.randn(B, Hkv, S, D, device=DEV, dtype=dt)
     v = torch.randn(B, Hkv, S, D, device=DEV, dtype=dt)
@@ -66,7 +75,9 @@ def fwd_case(tag, dt, B, Hq, Hkv, L, S, D, score_mod, mask_mod, bias_fn, mask_fn
     gqa = Hq != Hkv
     tol = 1e-3 if dt == torch.float32 else 2e-2
     try:
-        o_e, l_e = flex_attention(q, k, v, score_mod=score_mod, block_mask=bm, enable_gqa=gqa, return_lse=True)
+        o_e, l_e = flex_attention(
+            q, k, v, score_mod=score_mod, block_mask=bm, enable_gqa=gqa, return_lse=True
+        )
     except Exception as ex:
         print(f"RESULT {tag} ERROR eager raised {type(ex).__name__}: {str(ex)[:150]}")
         return
@@ -75,14 +86,24 @@ def fwd_case(tag, dt, B, Hq, Hkv, L, S, D, score_mod, mask_mod, bias_fn, mask_fn
         torch._dynamo.reset()
         try:
             f = torch.compile(flex_attention, backend=backend, dynamic=dynamic)
-            o_c, l_c = f(q, k, v, score_mod=score_mod, block_mask=bm, enable_gqa=gqa, return_lse=True)
+            o_c, l_c = f(
+                q, k, v, score_mod=score_mod, block_mask=bm, enable_gqa=gqa, return_lse=True
+            )
             if DEV == "cuda":
                 torch.cuda.synchronize()
         except Exception as ex:
-            verdict = "ERROR cpu-unsupported:" if DEV == "cpu" and "NotImplementedError" in str(ex) else "BUG"
-            print(f"RESULT {tag}[{backend}] {verdict} compiled raised {type(ex).__name__}: {str(ex).replace(chr(10), ' ')[:200]}")
+            verdict = (
+                "ERROR cpu-unsupported:"
+                if DEV == "cpu" and "NotImplementedError" in str(ex)
+                else "BUG"
+            )
+            print(
+                f"RESULT {tag}[{backend}] {verdict} compiled raised {type(ex).__name__}: {str(ex).replace(chr(10), ' ')[:200]}"
+            )
             continue
-        report(f"{tag}[{backend}]", [cmp("out", o_c, o_e, o_r, tol), cmp("lse", l_c, l_e, l_r, tol)])
+        report(
+            f"{tag}[{backend}]", [cmp("out", o_c, o_e, o_r, tol), cmp("lse", l_c, l_e, l_r, tol)]
+        )
 
 
 # ---------- C: backward, fp32, captured bias[b,h] requiring grad, fully masked rows, odd lengths
@@ -115,7 +136,9 @@ def run_bwd(backend):
 try:
     res_e, (q, k, v, g) = run_bwd(None)
 except Exception as ex:
-    print(f"RESULT flex_C_bwd_fp32_captured_grad ERROR eager raised {type(ex).__name__}: {str(ex)[:150]}")
+    print(
+        f"RESULT flex_C_bwd_fp32_captured_grad ERROR eager raised {type(ex).__name__}: {str(ex)[:150]}"
+    )
     res_e = None
 if res_e is not None:
     q64, k64, v64 = (t.detach().double().requires_grad_() for t in (q, k, v))
@@ -140,7 +163,9 @@ if res_e is not None:
             if DEV == "cuda":
                 torch.cuda.synchronize()
         except Exception as ex:
-            print(f"RESULT {tag} BUG compiled raised {type(ex).__name__}: {str(ex).replace(chr(10), ' ')[:200]}")
+            print(
+                f"RESULT {tag} BUG compiled raised {type(ex).__name__}: {str(ex).replace(chr(10), ' ')[:200]}"
+            )
             continue
         names = ["out", "dq", "dk", "dv", "dbias"]
         report(tag, [cmp(nm, c, e, r, 1e-3) for nm, c, e, r in zip(names, res_c, res_e, res_r)])
@@ -171,7 +196,9 @@ def run_bwd_e(backend):
 try:
     res_e, (q, k, v, g) = run_bwd_e(None)
 except Exception as ex:
-    print(f"RESULT flex_E_scoremod_inf_rows_bwd ERROR eager raised {type(ex).__name__}: {str(ex)[:150]}")
+    print(
+        f"RESULT flex_E_scoremod_inf_rows_bwd ERROR eager raised {type(ex).__name__}: {str(ex)[:150]}"
+    )
     res_e = None
 if res_e is not None:
     q64, k64, v64 = (t.detach().double().requires_grad_() for t in (q, k, v))
@@ -191,7 +218,9 @@ if res_e is not None:
             if DEV == "cuda":
                 torch.cuda.synchronize()
         except Exception as ex:
-            print(f"RESULT {tag} BUG compiled raised {type(ex).__name__}: {str(ex).replace(chr(10), ' ')[:200]}")
+            print(
+                f"RESULT {tag} BUG compiled raised {type(ex).__name__}: {str(ex).replace(chr(10), ' ')[:200]}"
+            )
             continue
         names = ["out", "dq", "dk", "dv", "dbias"]
         report(tag, [cmp(nm, c, e, r, 1e-3) for nm, c, e, r in zip(names, res_c, res_e, res_r)])

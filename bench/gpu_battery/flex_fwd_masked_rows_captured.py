@@ -9,9 +9,13 @@
 # fp64 reference is finite, or -inf pattern of lse differs from reference, or
 # max|compiled - ref64| > max(10 * max|eager - ref64|, tol) with tol = 2e-2 (fp16/bf16),
 # 1e-3 (fp32).  OK otherwise.
-import os, warnings, math
+import math
+import os
+import warnings
+
 import torch
-from torch.nn.attention.flex_attention import flex_attention, create_block_mask
+from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+
 DEV = os.environ.get("DEV", "cuda")
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
@@ -43,7 +47,10 @@ def cmp(name, t_c, t_e, t_r, tol):
     t_c, t_e = t_c.double(), t_e.double()
     fin = torch.isfinite(t_r)
     if (torch.isneginf(t_r) != torch.isneginf(t_c)).any():
-        return f"{name}:-inf-pattern-differs(ref#{int(torch.isneginf(t_r).sum())},comp#{int(torch.isneginf(t_c).sum())})", True
+        return (
+            f"{name}:-inf-pattern-differs(ref#{int(torch.isneginf(t_r).sum())},comp#{int(torch.isneginf(t_c).sum())})",
+            True,
+        )
     if (torch.isnan(t_c) & fin).any():
         return f"{name}:NaN-where-ref-finite(#{int((torch.isnan(t_c) & fin).sum())})", True
     e = (t_e - t_r)[fin].abs().max().item() if fin.any() else 0.0
@@ -57,7 +64,9 @@ def report(tag, parts):
     print(f"RESULT {tag} {'BUG' if bad else 'OK'} " + " ".join(p for p, _ in parts))
 
 
-def fwd_case(tag, dt, B, Hq, Hkv, L, S, D, score_mod, mask_mod, bias_fn, mask_fn, dynamic=False, extra=None):
+def fwd_case(
+    tag, dt, B, Hq, Hkv, L, S, D, score_mod, mask_mod, bias_fn, mask_fn, dynamic=False, extra=None
+):
     q = torch.randn(B, Hq, L, D, device=DEV, dtype=dt)
     k = torch.randn(B, Hkv, S, D, device=DEV, dtype=dt)
     v = torch.randn(B, Hkv, S, D, device=DEV, dtype=dt)
@@ -66,7 +75,9 @@ def fwd_case(tag, dt, B, Hq, Hkv, L, S, D, score_mod, mask_mod, bias_fn, mask_fn
     gqa = Hq != Hkv
     tol = 1e-3 if dt == torch.float32 else 2e-2
     try:
-        o_e, l_e = flex_attention(q, k, v, score_mod=score_mod, block_mask=bm, enable_gqa=gqa, return_lse=True)
+        o_e, l_e = flex_attention(
+            q, k, v, score_mod=score_mod, block_mask=bm, enable_gqa=gqa, return_lse=True
+        )
     except Exception as ex:
         print(f"RESULT {tag} ERROR eager raised {type(ex).__name__}: {str(ex)[:150]}")
         return
@@ -75,14 +86,24 @@ def fwd_case(tag, dt, B, Hq, Hkv, L, S, D, score_mod, mask_mod, bias_fn, mask_fn
         torch._dynamo.reset()
         try:
             f = torch.compile(flex_attention, backend=backend, dynamic=dynamic)
-            o_c, l_c = f(q, k, v, score_mod=score_mod, block_mask=bm, enable_gqa=gqa, return_lse=True)
+            o_c, l_c = f(
+                q, k, v, score_mod=score_mod, block_mask=bm, enable_gqa=gqa, return_lse=True
+            )
             if DEV == "cuda":
                 torch.cuda.synchronize()
         except Exception as ex:
-            verdict = "ERROR cpu-unsupported:" if DEV == "cpu" and "NotImplementedError" in str(ex) else "BUG"
-            print(f"RESULT {tag}[{backend}] {verdict} compiled raised {type(ex).__name__}: {str(ex).replace(chr(10), ' ')[:200]}")
+            verdict = (
+                "ERROR cpu-unsupported:"
+                if DEV == "cpu" and "NotImplementedError" in str(ex)
+                else "BUG"
+            )
+            print(
+                f"RESULT {tag}[{backend}] {verdict} compiled raised {type(ex).__name__}: {str(ex).replace(chr(10), ' ')[:200]}"
+            )
             continue
-        report(f"{tag}[{backend}]", [cmp("out", o_c, o_e, o_r, tol), cmp("lse", l_c, l_e, l_r, tol)])
+        report(
+            f"{tag}[{backend}]", [cmp("out", o_c, o_e, o_r, tol), cmp("lse", l_c, l_e, l_r, tol)]
+        )
 
 
 # ---------- A: full path, fp16, odd lengths, D=80, captured bias[h,q,kv], first rows fully masked
@@ -99,9 +120,20 @@ def mmA(b, h, q, kv):
     return (q >= MASKED) & (kv <= q + 50)
 
 
-fwd_case("flex_A_full_fp16_maskedrows_bias_hqkv", torch.float16, B, H, H, L, S, D, smA, mmA,
-         lambda s, b, h, m, n: s + biasA.double()[h.view(-1)][None].expand(B, -1, -1, -1),
-         lambda b, h, m, n: (m >= MASKED) & (n <= m + 50))
+fwd_case(
+    "flex_A_full_fp16_maskedrows_bias_hqkv",
+    torch.float16,
+    B,
+    H,
+    H,
+    L,
+    S,
+    D,
+    smA,
+    mmA,
+    lambda s, b, h, m, n: s + biasA.double()[h.view(-1)][None].expand(B, -1, -1, -1),
+    lambda b, h, m, n: (m >= MASKED) & (n <= m + 50),
+)
 
 # ---------- B: decode path (q_len=5 < 128), GQA 8/2, per-batch kv length captured (batch 1 fully masked),
 #               per-q-head slope captured in score_mod (ALiBi-like)
@@ -118,12 +150,34 @@ def mmB(b, h, q, kv):
     return kv < kv_lens[b]
 
 
-fwd_case("flex_B_decode_gqa_fp16_batchfullymasked_alibi", torch.float16, Bb, Hq, Hkv, Lb, Sb, Db, smB, mmB,
-         lambda s, b, h, m, n: s - slopes.double().view(1, Hq, 1, 1) * (m + Sb - Lb - n).abs(),
-         lambda b, h, m, n: n < kv_lens.view(Bb, 1, 1, 1))
+fwd_case(
+    "flex_B_decode_gqa_fp16_batchfullymasked_alibi",
+    torch.float16,
+    Bb,
+    Hq,
+    Hkv,
+    Lb,
+    Sb,
+    Db,
+    smB,
+    mmB,
+    lambda s, b, h, m, n: s - slopes.double().view(1, Hq, 1, 1) * (m + Sb - Lb - n).abs(),
+    lambda b, h, m, n: n < kv_lens.view(Bb, 1, 1, 1),
+)
 
 # ---------- D: same as A in bf16 with dynamic=True
-fwd_case("flex_D_full_bf16_dynamic", torch.bfloat16, B, H, H, L, S, D, smA, mmA,
-         lambda s, b, h, m, n: s + biasA.double()[h.view(-1)][None].expand(B, -1, -1, -1),
-         lambda b, h, m, n: (m >= MASKED) & (n <= m + 50), dynamic=True)
-
+fwd_case(
+    "flex_D_full_bf16_dynamic",
+    torch.bfloat16,
+    B,
+    H,
+    H,
+    L,
+    S,
+    D,
+    smA,
+    mmA,
+    lambda s, b, h, m, n: s + biasA.double()[h.view(-1)][None].expand(B, -1, -1, -1),
+    lambda b, h, m, n: (m >= MASKED) & (n <= m + 50),
+    dynamic=True,
+)

@@ -6,6 +6,7 @@
 # out_dtype overloads are CUDA-only in eager, so DEV=cpu reports ERROR for eager.
 # BUG rule: compiled dtype != eager dtype, or compiled max err vs fp64 > 100x eager err and > 1e-3.
 import os
+
 import torch
 
 DEV = os.environ.get("DEV", "cuda")
@@ -36,8 +37,10 @@ def check(name, fn, args, backend, opts=None):
     e_err = (ref.double() - exact).abs().max().item()
     c_err = (out.double() - exact).abs().max().item()
     bug = (out.dtype != ref.dtype) or (c_err > 100 * e_err and c_err > 1e-3)
-    print(f"RESULT {name} {'BUG' if bug else 'OK'} eager_dtype={ref.dtype} compiled_dtype={out.dtype} "
-          f"eager_err={e_err:.3e} compiled_err={c_err:.3e} shape={tuple(out.shape)}")
+    print(
+        f"RESULT {name} {'BUG' if bug else 'OK'} eager_dtype={ref.dtype} compiled_dtype={out.dtype} "
+        f"eager_err={e_err:.3e} compiled_err={c_err:.3e} shape={tuple(out.shape)}"
+    )
 
 
 def f_mm(a, b):
@@ -67,7 +70,19 @@ check("mm_out_dtype_k16_control_inductor", f_mm, (a, b), "inductor")
 #  bmm: `(self.unsqueeze(-1) * batch2.unsqueeze(1)).sum(dim=2)`), again dropping out_dtype.
 a = torch.randn(1, 64, device=DEV).to(torch.bfloat16)
 b = torch.randn(64, 48, device=DEV).to(torch.bfloat16)
-check("mm_out_dtype_m1_coordesc_inductor", f_mm, (a, b), "inductor", {"coordinate_descent_tuning": True})
+check(
+    "mm_out_dtype_m1_coordesc_inductor",
+    f_mm,
+    (a, b),
+    "inductor",
+    {"coordinate_descent_tuning": True},
+)
 a3 = torch.randn(4, 1, 64, device=DEV).to(torch.bfloat16)
 b3 = torch.randn(4, 64, 40, device=DEV).to(torch.bfloat16)
-check("bmm_out_dtype_m1_coordesc_inductor", f_bmm, (a3, b3), "inductor", {"coordinate_descent_tuning": True})
+check(
+    "bmm_out_dtype_m1_coordesc_inductor",
+    f_bmm,
+    (a3, b3),
+    "inductor",
+    {"coordinate_descent_tuning": True},
+)

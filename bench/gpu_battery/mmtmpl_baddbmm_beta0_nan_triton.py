@@ -8,6 +8,7 @@
 # addmm's beta=0 on CUDA is likely covered by #178040 / PR #183511; baddbmm is the new part.
 # BUG rule: compiled has non-finite values where eager is finite, or err > 100x eager and > 1e-2.
 import os
+
 import torch
 import torch._inductor.config as ic
 from torch._inductor.utils import run_and_get_code
@@ -33,8 +34,15 @@ def run(name, fn, args, backend, opts=None):
     except Exception as e:
         msg = str(e).replace("\n", " ")
         # autotuning infrastructure failures are not the claim: report them as ERROR
-        kind = "ERROR" if ("NoValidChoices" in msg or "NoValidChoicesError" in type(e).__name__
-                           or "No choices" in msg) else "BUG"
+        kind = (
+            "ERROR"
+            if (
+                "NoValidChoices" in msg
+                or "NoValidChoicesError" in type(e).__name__
+                or "No choices" in msg
+            )
+            else "BUG"
+        )
         print(f"RESULT {name} {kind} compiled raised {type(e).__name__}: {msg[:200]}")
         return
     used = any("triton_tem" in c for c in codes)
@@ -43,8 +51,10 @@ def run(name, fn, args, backend, opts=None):
     bad = (~torch.isfinite(out) & fin).sum().item()
     c_err = (out.double() - exact).abs()[fin].nan_to_num(float("inf")).max().item()
     bug = bad > 0 or (c_err > 100 * e_err and c_err > 1e-2)
-    print(f"RESULT {name} {'BUG' if bug else 'OK'} triton_template_used={used} eager_nonfinite={(~fin).sum().item()} "
-          f"compiled_nonfinite_where_eager_finite={bad} eager_err={e_err:.3e} compiled_err={c_err:.3e}")
+    print(
+        f"RESULT {name} {'BUG' if bug else 'OK'} triton_template_used={used} eager_nonfinite={(~fin).sum().item()} "
+        f"compiled_nonfinite_where_eager_finite={bad} eager_err={e_err:.3e} compiled_err={c_err:.3e}"
+    )
 
 
 def f_baddbmm(inp, a, b):

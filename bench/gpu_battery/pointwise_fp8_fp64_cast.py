@@ -18,8 +18,12 @@ import sys
 import torch
 
 DEV = os.environ.get("DEV", "cuda")
-CASES = [("float64", "float8_e4m3fn"), ("float64", "float8_e5m2"),
-         ("float8_e4m3fn", "float64"), ("float8_e5m2", "float64")]
+CASES = [
+    ("float64", "float8_e4m3fn"),
+    ("float64", "float8_e5m2"),
+    ("float8_e4m3fn", "float64"),
+    ("float8_e5m2", "float64"),
+]
 
 
 def bits(t):
@@ -51,12 +55,18 @@ def run_case(src_name, dst_name):
         except Exception as e:
             msg = str(e).replace("\n", " ")
             idx = msg.find("nsupported")
-            snippet = msg[max(idx - 20, 0):idx + 180] if idx >= 0 else msg[:200]
-            print(f"RESULT {name}_{backend} BUG compiled raised {type(e).__name__}: {snippet}", flush=True)
+            snippet = msg[max(idx - 20, 0) : idx + 180] if idx >= 0 else msg[:200]
+            print(
+                f"RESULT {name}_{backend} BUG compiled raised {type(e).__name__}: {snippet}",
+                flush=True,
+            )
             continue
         if out.dtype != ref.dtype or not torch.equal(bits(out), bits(ref)):
             nd = (bits(out) != bits(ref)).sum().item() if out.dtype == ref.dtype else -1
-            print(f"RESULT {name}_{backend} BUG mismatch ({nd} elems differ) eager={ref[:4].float().tolist()} compiled={out[:4].float().tolist()}", flush=True)
+            print(
+                f"RESULT {name}_{backend} BUG mismatch ({nd} elems differ) eager={ref[:4].float().tolist()} compiled={out[:4].float().tolist()}",
+                flush=True,
+            )
         else:
             print(f"RESULT {name}_{backend} OK", flush=True)
 
@@ -68,8 +78,13 @@ def main():
     for src_name, dst_name in CASES:
         name = f"fp8_fp64_{src_name}_to_{dst_name}"
         try:
-            p = subprocess.run([sys.executable, os.path.abspath(__file__), src_name, dst_name],
-                               capture_output=True, text=True, timeout=120, env=dict(os.environ))
+            p = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), src_name, dst_name],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=dict(os.environ),
+            )
         except subprocess.TimeoutExpired:
             print(f"RESULT {name} ERROR child timed out")
             continue

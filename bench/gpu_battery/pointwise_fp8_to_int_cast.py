@@ -18,7 +18,24 @@ import torch
 DEV = os.environ.get("DEV", "cuda")
 torch.manual_seed(0)
 
-VALS = [0.0, 1.0, -1.0, 2.5, -3.75, 7.0, 100.0, -100.0, 0.5, -0.25, 12.0, 64.0, -0.0, 3.0, -2.0, 240.0]
+VALS = [
+    0.0,
+    1.0,
+    -1.0,
+    2.5,
+    -3.75,
+    7.0,
+    100.0,
+    -100.0,
+    0.5,
+    -0.25,
+    12.0,
+    64.0,
+    -0.0,
+    3.0,
+    -2.0,
+    240.0,
+]
 CASES = [
     ("float8_e4m3fn", "int32"),
     ("float8_e4m3fn", "uint8"),
@@ -36,7 +53,7 @@ def run_case(src_name, dst_name):
 
     def fn(t):
         y = t.to(dst)
-        return y if dst == torch.bool else y + 1   # +1 keeps it a fused pointwise kernel
+        return y if dst == torch.bool else y + 1  # +1 keeps it a fused pointwise kernel
 
     try:
         ref = fn(x)
@@ -50,11 +67,17 @@ def run_case(src_name, dst_name):
         except Exception as e:
             msg = str(e).replace("\n", " ")
             idx = msg.find("cannot cast")
-            snippet = msg[idx:idx + 200] if idx >= 0 else msg[:200]
-            print(f"RESULT {name}_{backend} BUG compiled raised {type(e).__name__}: {snippet}", flush=True)
+            snippet = msg[idx : idx + 200] if idx >= 0 else msg[:200]
+            print(
+                f"RESULT {name}_{backend} BUG compiled raised {type(e).__name__}: {snippet}",
+                flush=True,
+            )
             continue
         if out.dtype != ref.dtype or not torch.equal(out.cpu(), ref.cpu()):
-            print(f"RESULT {name}_{backend} BUG mismatch eager={ref.tolist()} compiled={out.tolist()}", flush=True)
+            print(
+                f"RESULT {name}_{backend} BUG mismatch eager={ref.tolist()} compiled={out.tolist()}",
+                flush=True,
+            )
         else:
             print(f"RESULT {name}_{backend} OK", flush=True)
 
@@ -66,8 +89,13 @@ def main():
     for src_name, dst_name in CASES:
         name = f"fp8_to_int_{src_name}_to_{dst_name}"
         try:
-            p = subprocess.run([sys.executable, os.path.abspath(__file__), src_name, dst_name],
-                               capture_output=True, text=True, timeout=120, env=dict(os.environ))
+            p = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), src_name, dst_name],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=dict(os.environ),
+            )
         except subprocess.TimeoutExpired:
             print(f"RESULT {name} ERROR child timed out")
             continue

@@ -10,6 +10,7 @@
 # Rule: integer results must match eager exactly -> BUG on any mismatch or if
 # the compiled call raises while eager succeeds.
 import os
+
 import torch
 
 DEV = os.environ.get("DEV", "cuda")
@@ -31,13 +32,18 @@ def f_scalar(a):
 def main():
     for dtype in (torch.int32, torch.int64):
         info = torch.iinfo(dtype)
-        a = torch.tensor([info.min, info.min, info.min, info.min, -7, 7, -7, 100, info.min + 1, info.max],
-                         dtype=dtype, device=DEV)
+        a = torch.tensor(
+            [info.min, info.min, info.min, info.min, -7, 7, -7, 100, info.min + 1, info.max],
+            dtype=dtype,
+            device=DEV,
+        )
         b = torch.tensor([-3, -2, -5, 7, -2, -2, 2, -7, -3, -3], dtype=dtype, device=DEV)
         dn = str(dtype).split(".")[-1]
-        for name, fn, args in (("div_floor_tensor", f_tensor, (a, b)),
-                               ("floordiv_op", f_op, (a, b)),
-                               ("div_floor_scalar", f_scalar, (a,))):
+        for name, fn, args in (
+            ("div_floor_tensor", f_tensor, (a, b)),
+            ("floordiv_op", f_op, (a, b)),
+            ("div_floor_scalar", f_scalar, (a,)),
+        ):
             tag = f"floordiv_intmin_{dn}_{name}"
             try:
                 ref = fn(*args)
@@ -45,7 +51,10 @@ def main():
                 print(f"RESULT {tag} ERROR eager raised {type(e).__name__}: {str(e)[:200]}")
                 continue
             # sanity: eager against Python floor division
-            py = [x // y for x, y in zip(a.tolist(), (b.tolist() if len(args) == 2 else [-3] * len(a)))]
+            py = [
+                x // y
+                for x, y in zip(a.tolist(), (b.tolist() if len(args) == 2 else [-3] * len(a)))
+            ]
             if ref.tolist() != py:
                 print(f"RESULT {tag} ERROR eager differs from python floor: {ref.tolist()} vs {py}")
                 continue
@@ -54,10 +63,16 @@ def main():
                 try:
                     out = torch.compile(fn, backend=backend, fullgraph=True)(*args)
                 except Exception as e:
-                    print(f"RESULT {tag}_{backend} BUG compiled raised {type(e).__name__}: {str(e)[:200]}")
+                    print(
+                        f"RESULT {tag}_{backend} BUG compiled raised {type(e).__name__}: {str(e)[:200]}"
+                    )
                     continue
                 if out.dtype != ref.dtype or not torch.equal(out, ref):
-                    bad = [(i, ref[i].item(), out[i].item()) for i in range(len(ref)) if ref[i] != out[i]]
+                    bad = [
+                        (i, ref[i].item(), out[i].item())
+                        for i in range(len(ref))
+                        if ref[i] != out[i]
+                    ]
                     print(f"RESULT {tag}_{backend} BUG mismatch (idx, eager, compiled)={bad[:4]}")
                 else:
                     print(f"RESULT {tag}_{backend} OK")

@@ -9,6 +9,7 @@
 # Rule: BUG if signbit pattern or (non-NaN) values of compiled output differ
 # from eager (bitwise-level check on zeros), or compiled raises.
 import os
+
 import torch
 import torch.nn.functional as F
 
@@ -16,15 +17,15 @@ DEV = os.environ.get("DEV", "cuda")
 torch.manual_seed(0)
 
 
-def f_plain(x):                      # padding stored directly
+def f_plain(x):  # padding stored directly
     return F.pad(x, (2, 3), value=-0.0)
 
 
-def f_recip(x):                      # 1/pad -> -inf in the padding in eager
+def f_recip(x):  # 1/pad -> -inf in the padding in eager
     return 1.0 / F.pad(x, (2, 3), value=-0.0)
 
 
-def f_computed(x):                   # padded value is computed -> where path
+def f_computed(x):  # padded value is computed -> where path
     return torch.signbit(F.pad(x * 2.0 + 1.0, (1, 1, 2, 0), value=-0.0))
 
 
@@ -32,7 +33,8 @@ def same(a, b):
     if a.dtype == torch.bool:
         return torch.equal(a, b)
     return torch.equal(torch.signbit(a), torch.signbit(b)) and torch.equal(
-        torch.nan_to_num(a, nan=0.0), torch.nan_to_num(b, nan=0.0))
+        torch.nan_to_num(a, nan=0.0), torch.nan_to_num(b, nan=0.0)
+    )
 
 
 def main():
@@ -49,10 +51,14 @@ def main():
             try:
                 out = torch.compile(fn, backend=backend, fullgraph=True)(x)
             except Exception as e:
-                print(f"RESULT {tag}_{backend} BUG compiled raised {type(e).__name__}: {str(e)[:200]}")
+                print(
+                    f"RESULT {tag}_{backend} BUG compiled raised {type(e).__name__}: {str(e)[:200]}"
+                )
                 continue
             if not same(out, ref):
-                print(f"RESULT {tag}_{backend} BUG eager row0={ref[0, :4].tolist()} compiled row0={out[0, :4].tolist()}")
+                print(
+                    f"RESULT {tag}_{backend} BUG eager row0={ref[0, :4].tolist()} compiled row0={out[0, :4].tolist()}"
+                )
             else:
                 print(f"RESULT {tag}_{backend} OK")
 

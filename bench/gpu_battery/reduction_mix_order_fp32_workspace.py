@@ -16,7 +16,6 @@
 # exceeds 1e-9 (fp64 sums of 32768 terms are ~1e-13 accurate); BUG if compile
 # raises.  float32 variant is a control (tolerance 1e-4 relative).
 import os
-import traceback
 
 import torch
 
@@ -62,7 +61,9 @@ def run(name, x, exact, rtol):
         for i, (r, o) in enumerate(zip(ref, out)):
             if o.dtype != r.dtype or o.shape != r.shape:
                 bad = True
-                details.append(f"out{i} dtype/shape {o.dtype}{tuple(o.shape)} vs {r.dtype}{tuple(r.shape)}")
+                details.append(
+                    f"out{i} dtype/shape {o.dtype}{tuple(o.shape)} vs {r.dtype}{tuple(r.shape)}"
+                )
                 continue
             if exact:
                 nbad = int((o != r).sum())
@@ -70,11 +71,15 @@ def run(name, x, exact, rtol):
                 details.append(f"out{i} mismatches={nbad} maxabsdiff={maxdiff}")
                 bad |= nbad > 0
             else:
-                rel = float(((o.double() - r.double()).abs() / r.double().abs().clamp_min(1e-30)).max())
+                rel = float(
+                    ((o.double() - r.double()).abs() / r.double().abs().clamp_min(1e-30)).max()
+                )
                 details.append(f"out{i} max_rel_err_vs_eager={rel:.3e}")
                 bad |= rel > rtol
         tag = "BUG" if bad else "OK"
-        print(f"RESULT {name}_{backend} {tag} mix_order_kernels={mix_count()} " + "; ".join(details))
+        print(
+            f"RESULT {name}_{backend} {tag} mix_order_kernels={mix_count()} " + "; ".join(details)
+        )
 
 
 # int64: column sums ~ 32768 * 2**30 ~ 3.5e13 >> 2**24
@@ -84,6 +89,7 @@ run("mix_order_sum_int64", x_i64, exact=True, rtol=0)
 # float64: offset so fp32 rounding is clearly visible
 x_f64 = torch.randn(NROW, NCOL, device=DEV, dtype=torch.float64) + 1000.0
 run("mix_order_sum_float64", x_f64, exact=False, rtol=1e-9)
+
 
 # float32 input, user explicitly asks for float64 accumulation of the column sum
 def f_acc64(x):

@@ -84,5 +84,10 @@ for dtype in (torch.bool, torch.int8, torch.uint8, torch.int64, torch.float16):
         n_bad = int((~eq).sum())
         if n_bad:
             idx = (~eq).nonzero()[0].tolist()
-            bad.append(f"{lbl} mismatches={n_bad} first_at={idx} eager={r[tuple(idx)].item()} compiled={o[tuple(idx)].item()}")
-    print(f"RESULT {name} {'BUG' if bad else 'OK'} " + ("; ".join(bad) if bad else "values and indices equal"))
+            bad.append(
+                f"{lbl} mismatches={n_bad} first_at={idx} eager={r[tuple(idx)].item()} compiled={o[tuple(idx)].item()}"
+            )
+    print(
+        f"RESULT {name} {'BUG' if bad else 'OK'} "
+        + ("; ".join(bad) if bad else "values and indices equal")
+    )

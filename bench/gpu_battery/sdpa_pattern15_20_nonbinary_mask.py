@@ -8,11 +8,14 @@
 # Rule: BUG if compiled raises (eager ran), or compiled max-abs-err vs fp64 >
 #       max(10*eager_err, tol) (tol 1e-2 fp16, 1e-4 fp32).  OK otherwise.
 import os
+
 import torch
+
 DEV = os.environ.get("DEV", "cuda")
 torch.manual_seed(0)
-from torch._dynamo.utils import counters
 import torch._inductor.config as icfg
+from torch._dynamo.utils import counters
+
 icfg.fx_graph_cache = False
 
 
@@ -39,8 +42,12 @@ def p20(query, key, value, attn_mask, inv_scale):
     scores = q @ k.transpose(-2, -1)
     fill_value = torch.full((), -float("inf"), dtype=query.dtype, device=query.device)
     attn_mask = (attn_mask == 0).view((bs, 1, 1, k_len)).expand_as(scores)
-    return torch.nn.functional.dropout(
-        torch.softmax(scores.masked_fill(attn_mask, fill_value), dim=-1), 0.0) @ v
+    return (
+        torch.nn.functional.dropout(
+            torch.softmax(scores.masked_fill(attn_mask, fill_value), dim=-1), 0.0
+        )
+        @ v
+    )
 
 
 def ref64(query, key, value, attn_mask, inv_scale):
@@ -57,8 +64,8 @@ q = torch.randn(B, S, H, D, device=DEV).to(dt)
 k = torch.randn(B, S, H, D, device=DEV).to(dt)
 v = torch.randn(B, S, H, D, device=DEV).to(dt)
 mask = torch.ones(B, S, device=DEV, dtype=dt)
-mask[:, S - 8:] = 0.0          # padding
-mask[:, 3] = 2.0               # non-zero, not 1: eager keeps these keys
+mask[:, S - 8 :] = 0.0  # padding
+mask[:, 3] = 2.0  # non-zero, not 1: eager keeps these keys
 mask[:, 10] = 0.5
 mask[1, 20] = -1.0
 inv_scale = 8.0
@@ -78,6 +85,10 @@ for name, fn in [("sdpa_p15_nonbinary_mask", p15), ("sdpa_p20_nonbinary_mask", p
             c_err = (out.double() - ref).abs().max().item()
             nf = counters["inductor"]["fuse_attention"]
             bad = not (c_err <= max(10 * e_err, tol))
-            print(f"RESULT {tag} {'BUG' if bad else 'OK'} eager_err={e_err:.3e} compiled_err={c_err:.3e} fuse_attention={nf}")
+            print(
+                f"RESULT {tag} {'BUG' if bad else 'OK'} eager_err={e_err:.3e} compiled_err={c_err:.3e} fuse_attention={nf}"
+            )
         except Exception as ex:
-            print(f"RESULT {tag} BUG compiled raised {type(ex).__name__}: {str(ex).replace(chr(10), ' ')[:200]}")
+            print(
+                f"RESULT {tag} BUG compiled raised {type(ex).__name__}: {str(ex).replace(chr(10), ' ')[:200]}"
+            )

@@ -9,11 +9,14 @@
 # Rule: BUG if compiled raises where eager ran, or compiled err vs fp64 >
 #       max(10*eager_err, tol) with tol=1e-2 (fp16) / 1e-4 (fp32).  OK otherwise.
 import os
+
 import torch
+
 DEV = os.environ.get("DEV", "cuda")
 torch.manual_seed(0)
-from torch._dynamo.utils import counters
 import torch._inductor.config as icfg
+from torch._dynamo.utils import counters
+
 icfg.fx_graph_cache = False  # so the fuse_attention counter is meaningful
 
 B, H, S, D = 2, 4, 64, 32
@@ -35,7 +38,11 @@ def attn(query, key, value, attention_mask):
 
 
 def ref64(q, k, v, m):
-    m = torch.as_tensor(m, dtype=torch.float64, device=q.device) if not isinstance(m, torch.Tensor) else m.double()
+    m = (
+        torch.as_tensor(m, dtype=torch.float64, device=q.device)
+        if not isinstance(m, torch.Tensor)
+        else m.double()
+    )
     w = q.double() @ k.double().transpose(-1, -2)
     w = w + m  # broadcast like eager
     w = w.reshape(B, H, S, -1)
@@ -65,9 +72,15 @@ def run(name, dt, mask_fn):
                 torch.cuda.synchronize()
             c_err = (out.double() - ref).abs().max().item()
             nf = counters["inductor"]["fuse_attention"]
-            bad = (not (c_err <= max(10 * e_err, tol))) or out.shape != eager.shape or out.dtype != eager.dtype
-            print(f"RESULT {tag} {'BUG' if bad else 'OK'} eager_err={e_err:.3e} compiled_err={c_err:.3e} "
-                  f"shape={tuple(out.shape)} dtype={out.dtype} fuse_attention={nf}")
+            bad = (
+                (not (c_err <= max(10 * e_err, tol)))
+                or out.shape != eager.shape
+                or out.dtype != eager.dtype
+            )
+            print(
+                f"RESULT {tag} {'BUG' if bad else 'OK'} eager_err={e_err:.3e} compiled_err={c_err:.3e} "
+                f"shape={tuple(out.shape)} dtype={out.dtype} fuse_attention={nf}"
+            )
         except Exception as ex:
             msg = str(ex).replace("\n", " ")[:200]
             print(f"RESULT {tag} BUG compiled raised {type(ex).__name__}: {msg}")
@@ -79,7 +92,14 @@ run("sdpa_p24_zero_dim_tensor_mask", dt16, lambda dt: torch.tensor(2.0, device=D
 if DEV == "cuda":
     # 0-dim CPU tensor added to CUDA logits is valid in eager (CPU scalars broadcast)
     run("sdpa_p24_zero_dim_cpu_tensor_mask", dt16, lambda dt: torch.tensor(2.0, dtype=dt))
-run("sdpa_p24_5d_mask_leading_1", dt16,
-    lambda dt: (torch.randn(1, B, 1, S, S, device=DEV) * 2).to(dt))
+run(
+    "sdpa_p24_5d_mask_leading_1",
+    dt16,
+    lambda dt: (torch.randn(1, B, 1, S, S, device=DEV) * 2).to(dt),
+)
 # fp32 with default ('ieee'/highest) fp32 matmul precision: _sfdp_params_check would refuse on CUDA.
-run("sdpa_p24_fp32_no_tf32", torch.float32, lambda dt: (torch.randn(B, 1, S, S, device=DEV) * 2).to(dt))
+run(
+    "sdpa_p24_fp32_no_tf32",
+    torch.float32,
+    lambda dt: (torch.randn(B, 1, S, S, device=DEV) * 2).to(dt),
+)

@@ -9,12 +9,16 @@
 # Rule: BUG if compiled raises (eager ran) or compiled max-abs-err vs fp64 >
 #       max(10*eager_err, 1e-2).  OK otherwise.
 # The direct F.sdpa variant at the end is only BUG if eager F.sdpa on the same view ran.
-import os, sys
+import os
+import sys
+
 import torch
+
 DEV = os.environ.get("DEV", "cuda")
 torch.manual_seed(0)
-from torch._dynamo.utils import counters
 import torch._inductor.config as icfg
+from torch._dynamo.utils import counters
+
 icfg.fx_graph_cache = False  # so the fuse_attention counter is meaningful
 
 B, H, S, D = 2, 4, 128, 64
@@ -39,13 +43,15 @@ def attn(query, key, value, attention_mask):
 
 
 def attn_slice_inside(query, big_k, value, attention_mask):
-    key = big_k[3:3 + N].view(B, H, S, D)
+    key = big_k[3 : 3 + N].view(B, H, S, D)
     return attn(query, key, value, attention_mask)
 
 
 def direct_sdpa_sliced_inside(query, big_k, value, attention_mask):
-    key = big_k[3:3 + N].view(B, H, S, D)
-    return torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=attention_mask, scale=1.0)
+    key = big_k[3 : 3 + N].view(B, H, S, D)
+    return torch.nn.functional.scaled_dot_product_attention(
+        query, key, value, attn_mask=attention_mask, scale=1.0
+    )
 
 
 def ref64(query, key, value, mask):
@@ -61,10 +67,12 @@ def sync():
 
 q = (torch.randn(B, H, S, D, device=DEV) * 0.5).to(dt)
 big_k = (torch.randn(N + 8, device=DEV) * 0.5).to(dt)
-k_off = big_k[3:3 + N].view(B, H, S, D)   # storage_offset 3
+k_off = big_k[3 : 3 + N].view(B, H, S, D)  # storage_offset 3
 v = (torch.randn(B, H, S, D, device=DEV) * 0.5).to(dt)
 mask = torch.zeros(B, 1, S, S, device=DEV, dtype=dt)
-mask[..., S // 2:] = -1e4  # additive fp16 mask (same dtype as q: avoids the known fp32-mask cast issue)
+mask[
+    ..., S // 2 :
+] = -1e4  # additive fp16 mask (same dtype as q: avoids the known fp32-mask cast issue)
 assert k_off.storage_offset() == 3
 
 ref = ref64(q, k_off, v, mask)
@@ -84,7 +92,10 @@ def run(name, fn, args, e_err):
             c_err = (out.double() - ref).abs().max().item()
             nfuse = counters["inductor"]["fuse_attention"]
             bug = not (c_err <= max(10 * e_err, 1e-2))
-            print(f"RESULT {tag} {'BUG' if bug else 'OK'} eager_err={e_err:.3e} compiled_err={c_err:.3e} fuse_attention={nfuse}", flush=True)
+            print(
+                f"RESULT {tag} {'BUG' if bug else 'OK'} eager_err={e_err:.3e} compiled_err={c_err:.3e} fuse_attention={nfuse}",
+                flush=True,
+            )
         except Exception as ex:
             msg = str(ex).replace("\n", " ")[:200]
             print(f"RESULT {tag} BUG compiled raised {type(ex).__name__}: {msg}", flush=True)
@@ -104,6 +115,14 @@ try:
     print(f"INFO eager_F.sdpa_with_offset3_key ok err={e3_err:.3e}", flush=True)
 except Exception as ex:
     e3 = None
-    print(f"RESULT direct_sdpa_key_offset3_sliced_inside ERROR eager F.sdpa raised {type(ex).__name__}: {str(ex)[:150]}", flush=True)
+    print(
+        f"RESULT direct_sdpa_key_offset3_sliced_inside ERROR eager F.sdpa raised {type(ex).__name__}: {str(ex)[:150]}",
+        flush=True,
+    )
 if e3 is not None:
-    run("direct_sdpa_key_offset3_sliced_inside", direct_sdpa_sliced_inside, (q, big_k, v, mask), e3_err)
+    run(
+        "direct_sdpa_key_offset3_sliced_inside",
+        direct_sdpa_sliced_inside,
+        (q, big_k, v, mask),
+        e3_err,
+    )

@@ -43,7 +43,15 @@ def make(dtype):
     return x
 
 
-for dtype in (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int64, torch.float16, torch.bfloat16):
+for dtype in (
+    torch.bool,
+    torch.uint8,
+    torch.int8,
+    torch.int16,
+    torch.int64,
+    torch.float16,
+    torch.bfloat16,
+):
     name = f"sort_stable_{str(dtype)[6:]}_{N}"
     x = make(dtype)
     try:
@@ -69,5 +77,10 @@ for dtype in (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int64, tor
         n_bad = int((~eq).sum())
         if n_bad:
             idx = (~eq).nonzero()[0].tolist()
-            bad.append(f"{lbl} mismatches={n_bad} first_at={idx} eager={r[tuple(idx)].item()} compiled={o[tuple(idx)].item()}")
-    print(f"RESULT {name} {'BUG' if bad else 'OK'} " + ("; ".join(bad) if bad else "values and indices equal"))
+            bad.append(
+                f"{lbl} mismatches={n_bad} first_at={idx} eager={r[tuple(idx)].item()} compiled={o[tuple(idx)].item()}"
+            )
+    print(
+        f"RESULT {name} {'BUG' if bad else 'OK'} "
+        + ("; ".join(bad) if bad else "values and indices equal")
+    )
