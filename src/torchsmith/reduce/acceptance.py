@@ -29,11 +29,27 @@ from torchsmith.verdict import Verdict
 
 Log = Callable[[str], None]
 
-#: ``VERDICT:`` words of the rendered script for each verdict it can show.
+#: The ``VERDICT:`` word the rendered script prints for each verdict it can show
+#: (``program/render.py``): a nan-mismatch and a meta-mismatch print their own words, so a
+#: target of either kind was never confirmed while the map said "mismatch", and the reducer
+#: stepped back to the unreduced program.
 _SCRIPT_VERDICT = {
-    "crash": "crash", "mismatch": "mismatch", "nan-mismatch": "mismatch",
-    "meta-mismatch": "mismatch", "imprecise": "imprecise",
+    "crash": "crash", "mismatch": "mismatch", "nan-mismatch": "nan-mismatch",
+    "meta-mismatch": "meta-mismatch", "imprecise": "imprecise",
 }  # fmt: skip
+
+
+def script_shows(stdout: str, verdict: str) -> bool:
+    """Whether a rendered script's output shows ``verdict`` (a :class:`Verdict` value): its
+    ``VERDICT:`` line carries the word the script prints for it (any line, for verdicts the
+    script does not name)."""
+    word = _SCRIPT_VERDICT.get(verdict)
+    if word is None:
+        return "VERDICT:" in stdout
+    return any(
+        line.startswith(f"VERDICT: {word}") and line[len(f"VERDICT: {word}") :][:1] in ("", " ")
+        for line in stdout.splitlines()
+    )
 
 
 def script_reproduces(
@@ -67,8 +83,7 @@ def script_reproduces(
             return False
         if target is None:
             return True
-        word = _SCRIPT_VERDICT.get(target.verdict.value)
-        if word is not None and f"VERDICT: {word}" not in proc.stdout:
+        if not script_shows(proc.stdout, target.verdict.value):
             return False
         if target.verdict.value == "crash" and len(target.key) > 1 and target.key[1]:
             return target.key[1] in proc.stderr
