@@ -12,6 +12,7 @@ import textwrap
 from collections import Counter
 
 import pytest
+import torch
 
 from torchsmith.generate.mix import DEFAULT_FAMILIES
 from torchsmith.generate.protocol import GenContext, get_generator
@@ -456,3 +457,33 @@ def test_quantization_programs_draw_the_cases_the_passes_got_wrong(table):
         if len(seen) == 8 and min(seen.values()) >= 1:
             break
     assert len(seen) == 8 and min(seen.values()) >= 1, seen
+
+
+def test_attention_programs_draw_the_masks_the_replacements_got_wrong(table):
+    """``templates_attn``: padding masks with values other than 0/1 (patterns 15/20 kept only
+    ``== 1``), causal masks whose padded query rows see no key under the finite ``finfo.min``
+    fill (patterns 18/19 made them -inf), and scalar, 0-d and 5-d additive masks for the bmm form
+    (pattern 24 skipped its parameter check); bench/found/sdpa_pattern*.py. All run in eager."""
+    only = choices(build_catalog(), "sfdp_masked_fill,sfdp_causal,sfdp_bmm_view")
+    want = ("nonbinary", "binary", "padded_rows", "scalar", "0-d", "5-d", "tensor")
+    seen: Counter = Counter()
+    ran: Counter = Counter()
+    for s in range(400):
+        p = render_program(s, 0, only)
+        tpl = note_of(p, "template")
+        if tpl == "sfdp_masked_fill" and "mask_dtype=" in p.source and "nonbinary=" in p.source:
+            seen["nonbinary" if "nonbinary=True" in p.source else "binary"] += 1
+        elif tpl == "sfdp_causal":
+            seen["padded_rows"] += "padded_rows=" in p.source
+        elif tpl == "sfdp_bmm_view":
+            seen[re.search(r"mask_form=([\w-]+)", p.source).group(1)] += 1
+        kind = "padded" if "padded_rows=" in p.source else tpl
+        if ran[kind] < 3:  # a few of each run in eager; fully masked rows stay finite
+            ran[kind] += 1
+            loaded = runtime.load(p, 0)
+            out = runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=False)
+            leaves = torch.utils._pytree.tree_leaves(out.out)
+            assert all(t.isfinite().all() for t in leaves if isinstance(t, torch.Tensor)), p.source
+        if all(seen[k] >= 1 for k in want):
+            break
+    assert all(seen[k] >= 1 for k in want), seen

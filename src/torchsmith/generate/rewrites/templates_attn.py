@@ -200,12 +200,21 @@ def sfdp_permute(rng: random.Random, target: str) -> Spec:
 
 
 def _key_mask(rng: random.Random, s: Spec, b: int, sk: int) -> str:
-    """A ``[B, Sk]`` padding mask (0 = masked) keeping key 0 of every row: no all -inf row."""
+    """A ``[B, Sk]`` padding mask (0 = masked) keeping key 0 of every row: no all -inf row.
+    A share of the int and float masks hold other non-zero values (2, -1; 0.5 for floats): the
+    program masks only the zeros (``mask == 0``), so those keys are kept (patterns 15/20 once
+    masked them: ``bench/found/sdpa_pattern15_nonbinary_mask.py``)."""
     dtype = rng.choice(("int64", "bool", "float32"))
-    keep = f"torch.randint(0, 2, ({b}, {sk}), generator=g)"
+    nonbinary = dtype != "bool" and rng.random() < 0.3
+    if nonbinary:
+        values = "[0.0, 1.0, 2.0, 0.5, -1.0]" if dtype == "float32" else "[0, 1, 2, -1]"
+        n = values.count(",") + 1
+        keep = f"torch.tensor({values})[torch.randint(0, {n}, ({b}, {sk}), generator=g)]"
+    else:
+        keep = f"torch.randint(0, 2, ({b}, {sk}), generator=g)"
     expr = f"{keep}.index_fill(1, torch.tensor([0]), 1)"
     expr = f"{expr}.bool()" if dtype == "bool" else f"{expr}.to(torch.{dtype})"
-    s.note(mask_dtype=dtype)
+    s.note(mask_dtype=dtype, nonbinary=nonbinary)
     return s.add_input("mask", expr)
 
 
@@ -254,6 +263,19 @@ def sfdp_causal(rng: random.Random, target: str) -> Spec:
         s.init.append(f'self.register_buffer("bias", {tril}.view(1, 1, {sk}, {sk}))')
         s.body.append(f"causal = self.bias[:, :, {sk - sq}:{sk}, :{sk}]")
         causal = "causal"
+    elif rng.random() < 0.3:
+        # left padding: the first query rows of the last sample see no key. The fill is the
+        # finite finfo.min, so eager stays finite there (the mean of v): a fully masked row is a
+        # valid input of these patterns (bench/found/sdpa_pattern18_finfo_min_padded_row.py)
+        pad = rng.randint(1, sq)
+        padded = (
+            f"(torch.arange({b}).view({b}, 1, 1, 1) == {b - 1})"
+            f" & (torch.arange({sq}).view(1, 1, {sq}, 1) < {pad})"
+        )
+        causal = s.add_input(
+            "causal", f"{tril}[{sk - sq}:, :].view(1, 1, {sq}, {sk}) & ~({padded})"
+        )
+        s.note(padded_rows=pad)
     else:
         causal = s.add_input("causal", f"{tril}[{sk - sq}:, :].view(1, 1, {sq}, {sk})")
     sc = _scale(rng, s, d, inverse=True)
@@ -305,7 +327,15 @@ def sfdp_bmm_view(rng: random.Random, target: str) -> Spec:
     b, h, sq, sk, d = _sizes(rng)
     dtype = pick_float(rng)
     _qkv(rng, s, [b, h, sq, d], [b, h, sk, d], dtype)
-    mask = s.add_input("mask", tensor(rng, rng.choice(([b, 1, 1, sk], [b, 1, sq, sk])), dtype))
+    form = rng.choices(("tensor", "scalar", "0-d", "5-d"), (0.7, 0.1, 0.1, 0.1))[0]
+    if form == "scalar":  # softmax is shift-invariant: a constant "mask" is a valid program
+        mask = s.add_input("mask", fmt(rng.choice((2.0, -1.5, 0.0))))
+    elif form == "0-d":
+        mask = s.add_input("mask", f"torch.tensor({rng.choice((2.0, -1.5))}, dtype=torch.{dtype})")
+    else:
+        shape = rng.choice(([b, 1, 1, sk], [b, 1, sq, sk]))
+        mask = s.add_input("mask", tensor(rng, [1, *shape] if form == "5-d" else shape, dtype))
+    s.note(mask_form=form)
     s.body += [
         "bs, nh, sl, hs = q.shape",
         "q2 = q.view(bs * nh, -1, hs)" if rng.random() < 0.5 else "q2 = q.reshape(bs * nh, -1, hs)",
