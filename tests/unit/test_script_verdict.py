@@ -53,3 +53,29 @@ def test_every_word_the_script_prints_confirms_its_own_verdict():
 )
 def test_script_shows(stdout, verdict, shown):
     assert script_shows(stdout, verdict) is shown
+
+
+def _harness() -> dict:
+    ns: dict = {"__name__": "not_main"}
+    exec(compile(render_script(program_from_source(SCRIPT, name="p")), "repro.py", "exec"), ns)
+    return ns
+
+
+def test_the_script_judges_integer_outputs_exactly_as_the_worker_does():
+    """A repro of an integer mismatch (2**30 + 1 computed in float32: off by one) passed
+    `same()`, so its reduction was never confirmed standalone; the script now judges integer
+    and bool outputs exactly, counting a flip only where the float64 run sides with eager
+    (the worker's `_compare_nonfloat`)."""
+    import torch
+
+    flips = _harness()["_discrete_flips"]
+    e = torch.full((4,), 2**30 + 1, dtype=torch.int64)
+    c = e.clone()
+    c[1:] = 2**30
+    assert "3 of 4" in flips([e], [c], [e.clone()])
+    assert flips([e], [c], [c.clone()]) is None  # float64 sides with compiled: a boundary flip
+    assert flips([e], [e.clone()], [e.clone()]) is None
+    b = torch.tensor([True, False])
+    assert flips([b], [~b], [b]) is not None
+    x = torch.ones(3)
+    assert flips([x], [x + 1], [x.double()]) is None  # floats are same()'s business
