@@ -106,7 +106,7 @@ _PASS_NAME = re.compile(
     r"""|freezing|max_autotune|cpp_wrapper|capture_\w+|\w+_template|gemm_max_k_slices"""
     r"""|enable_concat_linear|cooperative_reductions|multi_kernel|use_block_ptr"""
     r"""|use_tensor_descriptor|combo_kernels|prefer_nd_tiling|tile_reductions|max_tiles"""
-    r"""|coordinate_descent_tuning|\w+(?=\.enable["']))(?:\.enable)?["']"""
+    r"""|coordinate_descent_tuning|decompose_sort_ops|\w+(?=\.enable["']))(?:\.enable)?["']"""
 )
 
 

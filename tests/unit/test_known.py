@@ -215,6 +215,17 @@ def test_an_entry_that_needs_opt_in_passes_labels_only_findings_run_with_them(tm
     assert passes_on(
         {"inductor.freezing": False, "inductor.max_autotune_gemm_backends": "CPP"}
     ) == (frozenset())
+    # the Triton switches a CUDA campaign draws, and the sort lowerings' switch (on the CPU too)
+    triton = (
+        '{"inductor.triton.cooperative_reductions": True, "inductor.combo_kernels": True,'
+        ' "inductor.triton.decompose_sort_ops": True, "inductor.coordinate_descent_tuning": True}'
+    )
+    assert passes_named(triton) == {
+        "cooperative_reductions",
+        "combo_kernels",
+        "decompose_sort_ops",
+        "coordinate_descent_tuning",
+    }
     on = {"inductor.efficient_conv_bn_eval_fx_passes": True, "inductor.a_pass": False}
     assert passes_on(on | {"x": {"b_pass": {}, "c_pass": None}}) == {
         "efficient_conv_bn_eval_fx_passes",
