@@ -11,6 +11,8 @@ A script that prints no RESULT line (it crashed, hung or was cut by the deadline
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -27,16 +29,22 @@ def run_one(script: Path, logs: Path, each: float, stop_at: float) -> list[str]:
         log.write_text("not run: battery deadline\n")
         return [f"NORESULT {script.stem} not-run battery deadline"]
     t0 = time.monotonic()
-    try:
-        p = subprocess.run(
-            [sys.executable, str(script)], capture_output=True, text=True, timeout=min(each, left)
-        )
-        text, status = p.stdout + p.stderr, str(p.returncode)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout or b""
-        text = out.decode(errors="replace") if isinstance(out, bytes) else out
-        status = f"timeout {min(each, left):.0f} s"
-    log.write_text(f"{text}\nexit {status} after {time.monotonic() - t0:.0f} s\n")
+    # output straight to the log (no pipe a compile worker could hold open), in a session of its
+    # own so a timeout kills the script's whole process group, compile workers included
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, str(script)], stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            status = str(proc.wait(timeout=min(each, left)))
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            status = f"timeout {min(each, left):.0f} s"
+    text = log.read_text(errors="replace")
+    with log.open("a") as out:
+        out.write(f"\nexit {status} after {time.monotonic() - t0:.0f} s\n")
     results = [line for line in text.splitlines() if line.startswith("RESULT ")]
     if results:
         return results

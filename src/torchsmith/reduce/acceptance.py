@@ -29,26 +29,21 @@ from torchsmith.verdict import Verdict
 
 Log = Callable[[str], None]
 
-#: The ``VERDICT:`` word the rendered script prints for each verdict it can show
-#: (``program/render.py``): a nan-mismatch and a meta-mismatch print their own words, so a
-#: target of either kind was never confirmed while the map said "mismatch", and the reducer
-#: stepped back to the unreduced program.
-_SCRIPT_VERDICT = {
-    "crash": "crash", "mismatch": "mismatch", "nan-mismatch": "nan-mismatch",
-    "meta-mismatch": "meta-mismatch", "imprecise": "imprecise",
-}  # fmt: skip
+#: The verdicts the rendered script names on its ``VERDICT:`` line, each by its own value
+#: (``program/render.py``). A map that said "mismatch" for a nan-mismatch and a meta-mismatch
+#: never confirmed either kind, and the reducer stepped back to the unreduced program.
+_SCRIPT_VERDICTS = frozenset({"crash", "mismatch", "nan-mismatch", "meta-mismatch", "imprecise"})
 
 
 def script_shows(stdout: str, verdict: str) -> bool:
-    """Whether a rendered script's output shows ``verdict`` (a :class:`Verdict` value): its
-    ``VERDICT:`` line carries the word the script prints for it (any line, for verdicts the
-    script does not name)."""
-    word = _SCRIPT_VERDICT.get(verdict)
-    if word is None:
+    """Whether a rendered script's output shows ``verdict`` (a :class:`Verdict` value): a line
+    ``VERDICT: <verdict>`` (then a space or the end), or any ``VERDICT:`` line for verdicts the
+    script does not name."""
+    if verdict not in _SCRIPT_VERDICTS:
         return "VERDICT:" in stdout
+    head = f"VERDICT: {verdict}"
     return any(
-        line.startswith(f"VERDICT: {word}") and line[len(f"VERDICT: {word}") :][:1] in ("", " ")
-        for line in stdout.splitlines()
+        line.startswith(head) and line[len(head) :][:1] in ("", " ") for line in stdout.splitlines()
     )
 
 
