@@ -29,19 +29,17 @@ from torchsmith.verdict import Verdict
 
 Log = Callable[[str], None]
 
-#: The verdicts the rendered script names on its ``VERDICT:`` line, each by its own value
-#: (``program/render.py``). A map that said "mismatch" for a nan-mismatch and a meta-mismatch
-#: never confirmed either kind, and the reducer stepped back to the unreduced program.
-_SCRIPT_VERDICTS = frozenset({"crash", "mismatch", "nan-mismatch", "meta-mismatch", "imprecise"})
-
 
 def script_shows(stdout: str, verdict: str) -> bool:
-    """Whether a rendered script's output shows ``verdict`` (a :class:`Verdict` value): a line
-    ``VERDICT: <verdict>`` (then a space or the end), or any ``VERDICT:`` line for verdicts the
-    script does not name."""
-    if verdict not in _SCRIPT_VERDICTS:
+    """Whether a rendered script's output shows ``verdict`` (a :class:`Verdict` value). The
+    script (``program/render.py``) names a crash and each wrong-output verdict by its own value:
+    a line ``VERDICT: <value>`` (then a space or the end); for the verdicts it does not name, any
+    ``VERDICT:`` line. (Acceptance once looked for "mismatch" for a nan-mismatch and a
+    meta-mismatch, so neither kind was ever confirmed and the reducer stepped back.)"""
+    v = Verdict(verdict)
+    if not (v is Verdict.CRASH or v.is_wrong_output):
         return "VERDICT:" in stdout
-    head = f"VERDICT: {verdict}"
+    head = f"VERDICT: {v.value}"
     return any(
         line.startswith(head) and line[len(head) :][:1] in ("", " ") for line in stdout.splitlines()
     )
