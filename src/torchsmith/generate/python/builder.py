@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from torchsmith.program.format import model_class_head
 
 IMPORT_ORDER = (
-    "abc", "collections", "dataclasses", "enum", "functools", "itertools", "math", "types",
-    "typing",
+    "abc", "collections", "dataclasses", "enum", "functools", "itertools", "math", "struct",
+    "traceback", "types", "typing",
 )  # fmt: skip
 
 
@@ -133,6 +133,10 @@ class Builder:
         self.toplevel.setdefault(key, block)
 
     def need(self, *modules: str) -> None:
+        """Import ``modules`` (stdlib names of :data:`IMPORT_ORDER`; any other is refused, so a
+        fragment cannot emit code whose import is silently left out)."""
+        if unknown := [m for m in modules if m not in IMPORT_ORDER]:
+            raise ValueError(f"Builder.need: not in IMPORT_ORDER: {', '.join(unknown)}")
         self.imports.update(modules)
 
     def output(self, expr: str) -> str:

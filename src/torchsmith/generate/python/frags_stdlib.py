@@ -7,7 +7,9 @@ Dynamo must reproduce: ``itertools`` calls with their keyword forms, string and 
 ``list.index`` with a negative start, ``__contains__``, and state a ``before_call`` changes
 between calls where a guard must see it (an OrderedDict's order, ``vars(obj)``). Written after
 the eleventh pass's reading found Dynamo bugs in each (``bench/found/dynamo_*.py``); the
-variants around each are where neighbours may hide.
+variants around each are where neighbours may hide. ``builtin_semantics`` holds the fourteenth
+and fifteenth passes' (methods through their type, polyfilled ``count``/``traceback``/``struct``,
+a copied OrderedDict, keys views).
 
 Invariant: every value is a deterministic function of shapes and literals (never of tensor
 values or dtypes), so eager, the float64 run and compiled code agree unless Dynamo errs.
@@ -108,6 +110,62 @@ def state_between_calls(b: Builder) -> None:
     b.feature("state_between_calls")
 
 
+def builtin_semantics(b: Builder) -> None:
+    """Builtin types' methods called the unusual way and polyfilled stdlib calls (the
+    fourteenth and fifteenth passes' Dynamo finds, ``bench/found/dynamo_*.py``): a method through
+    its type, ``list.__iadd__`` of a tuple, ``count`` over tensors, a copied OrderedDict,
+    a keys view with a list, ``traceback.extract_tb``'s ``limit`` and an error raised inside a
+    constant-folded polyfill that the program catches."""
+    v = b.rng.randrange(8)
+    r = b.fresh("r")
+    if v == 0:
+        b.emit(f"h = h + (1.0 if int.__add__({b.rng.choice((1, 2))}, 2) > 2 else -2.5)")
+    elif v == 1:
+        b.emit(f"h = h * float.__round__({b.choice(('2.567', '1.25', '0.875'))}, 1)")
+    elif v == 2:
+        b.emit(
+            f"{r} = [h]",
+            "try:",
+            f"    {r}.__iadd__((h * 2, h + 1))",
+            "except TypeError:",
+            f"    {r} = [h - 100]",
+            f"h = torch.stack({r}).sum(0)",
+        )
+    elif v == 3:
+        s = b.fresh("s")
+        b.emit(
+            f"{s} = h.new_tensor({b.choice(('2.0', '-1.0'))})",
+            f"{r} = [{s}, {s} + 1, {s}].count({s})",
+            f"h = h * (h.new_tensor(100, dtype=torch.int8) * {r}).float()",
+        )
+    elif v == 4:
+        b.need("collections")
+        b.emit(
+            f"_, {r} = collections.OrderedDict(a=0.5, b=1.5, c=3.5).copy().popitem(last=False)",
+            f"h = h * {r}",
+        )
+    elif v == 5:
+        b.emit('h = h * (1 + len({"a": 1, "b": 2}.keys() & ["a", "c"]))')
+    elif v == 6:
+        b.need("traceback")
+        b.emit(
+            "try:",
+            '    raise ValueError("edge")',
+            "except ValueError as err:",
+            f"    {r} = len(traceback.extract_tb(err.__traceback__, limit={b.choice(('0', '-1'))}))",
+            f"h = h * (1 + {r})",
+        )
+    else:
+        b.need("struct")
+        b.emit(
+            "try:",
+            f'    ({r},) = struct.unpack("<i", b"\\x01\\x02")',
+            "except struct.error:",
+            f"    {r} = 2",
+            f"h = h * {r}",
+        )
+
+
 #: Drawn at a third of the usual weight: on torch 2.13.0 most of their variants meet this
 #: project's own finds, whose Python-level causes the known table cannot sign by op set
 #: (``notes/surfaces.md``, eleventh pass), so at full weight they would fill a default campaign
@@ -120,6 +178,7 @@ FRAGMENTS_4 = [
     Fragment("string_format", string_format, weight=WEIGHT),
     Fragment("object_protocols", object_protocols, weight=WEIGHT),
     Fragment("state_between_calls", state_between_calls, ok=lambda b: b.sequence, weight=WEIGHT),
+    Fragment("builtin_semantics", builtin_semantics, weight=WEIGHT),
 ]
 
 __all__ = ["FRAGMENTS_4"]
