@@ -107,9 +107,10 @@ def test_every_template_is_reached_within_300_seeds(table):
     assert len(entries) >= 60
 
 
-def _run_eager(p) -> None:
+def _run_eager(p):
+    """The program's eager outputs (a crash fails the test)."""
     loaded = runtime.load(p, 0)
-    runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=False)
+    return runtime.run_model(loaded, CheckOptions(), backend=None, dtype=None, grad=False).out
 
 
 def test_programs_are_canonical_and_run_in_eager(table):
@@ -320,6 +321,25 @@ def test_batch_fusion_programs_mix_dtypes_and_cover_the_post_grad_fusions(table)
         _run_eager(p)
     assert all(seen[(t, m)] for t in ("batch_aten", "batch_pointwise") for m in (True, False))
     assert seen["alpha"] >= 1, seen
+
+
+def test_batch_pointwise_draws_in_place_writes_around_the_batched_calls(table):
+    """A share of ``batch_pointwise`` programs update the input between the batched calls or
+    call ``F.relu(h, inplace=True)`` on intermediates (the pre-grad fusions hoist the stacked op
+    above the update and run the in-place relu on a copy: bench/found/batch_fusion_pre_grad_*);
+    each runs in eager, and in the update form the stacked results differ call by call."""
+    only = choices(build_catalog(), "batch_pointwise")
+    forms = Counter()
+    for s in range(80):
+        p = render_program(s, 0, only)
+        for form in ("update_between_calls", "relu_inplace"):
+            if f"inplace={form}" in p.source:
+                forms[form] += 1
+                stacked = _run_eager(p)  # the program returns torch.stack(ys)
+                if form == "update_between_calls":  # relu/clamp may zero both rows
+                    forms["rows differ"] += not torch.equal(stacked[0], stacked[1])
+    assert forms["update_between_calls"] >= 5 and forms["relu_inplace"] >= 1, forms
+    assert forms["rows differ"] >= forms["update_between_calls"] // 2, forms
 
 
 def _nhv(p) -> tuple[int, int, int]:

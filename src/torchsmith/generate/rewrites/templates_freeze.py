@@ -462,9 +462,43 @@ def _batch_dtypes(rng: random.Random, n: int, p: float = 0.3) -> list[str]:
     return dts
 
 
+def _batch_inplace(rng: random.Random, target: str, s: Spec, n: int, shape: list[int]) -> None:
+    """The batched calls with in-place writes around them (the pre-grad graph is not
+    functional): each call after ``x.mul_(c)`` must see the update (the fusion inserts the stacked
+    op before the group's first member), and ``F.relu(h, inplace=True)`` must update ``h``
+    (the fusion runs it on the stacked copy): ``bench/found/batch_fusion_pre_grad_*.py``."""
+    x = s.add_input("x0", tensor(rng, shape, "float32", pick_layout(rng, 2)))
+    if target == "batch_relu" and rng.random() < 0.5:
+        s.body.append(f"hs = [{x} * {fmt(rng.choice((1.0, 0.5, -2.0)))} + i for i in range({n})]")
+        s.body.append("rs = [F.relu(h, inplace=True) for h in hs]")
+        s.ret = "torch.stack([h + r for h, r in zip(hs, rs)])"
+        s.note(n=n, inplace="relu_inplace")
+        return
+    call = {
+        "batch_tanh": "torch.tanh({})",
+        "batch_sigmoid": "torch.sigmoid({})",
+        "batch_relu": "F.relu({})",
+        "batch_clamp": "torch.clamp({}, min=-0.5, max=0.75)",
+        "batch_nan_to_num": "torch.nan_to_num({}, nan=0.0)",
+    }[target]
+    s.body.append(f"h = {x}.clone()")
+    s.body.append("ys = []")
+    s.body.append(f"for _ in range({n}):")
+    s.body.append(f"    ys.append({call.format('h')})")
+    s.body.append(f"    h.{rng.choice(('mul_', 'add_'))}({fmt(rng.choice((0.5, -0.75, 1.5)))})")
+    s.ret = "torch.stack(ys)"
+    s.note(n=n, inplace="update_between_calls")
+
+
 def batch_pointwise(rng: random.Random, target: str) -> Spec:
     s = Spec(module=target == "batch_layernorm")
     n = rng.randint(2, 5)
+    if target != "batch_layernorm" and rng.random() < 0.3:
+        _batch_inplace(rng, target, s, n, [rng.choice((1, 3, 4)), rng.choice((5, 8))])
+        s.config = {
+            "inductor.pre_grad_fusion_options": {target: {"min_fuse_set_size": rng.randint(2, n)}}
+        }
+        return s
     shape = [rng.choice((1, 3, 4)), rng.choice((5, 8))]
     dts = _batch_dtypes(rng, n, 0.0 if target == "batch_layernorm" else 0.3)
     xs = [
