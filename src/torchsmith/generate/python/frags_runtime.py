@@ -7,7 +7,8 @@ reproduce: ``functools.partial`` objects (attributes, keyword dicts, nesting), g
 real type, the args builtins give them, errors raised while folding a builtin), containers
 built outside the compiled code (a bounded ``deque``), ``enumerate`` with a bool start,
 ``str`` of a namedtuple, a size comparison used as an index, and grad-mode context objects
-entered away from where they were made. Written after the twelfth pass's reading found Dynamo
+entered away from where they were made; arithmetic on sizes (``size_arithmetic``, the fifteenth
+pass). Written after the twelfth pass's reading found Dynamo
 bugs in each (``bench/found/dynamo_*.py``); the variants around each are where neighbours may
 hide.
 
@@ -173,11 +174,39 @@ def outside_state(b: Builder) -> None:
 #: torch 2.13.0, which the known table signs by construct (``py:`` signatures).
 WEIGHT = 0.3
 
+#: Integer and float arithmetic on sizes, whose symbolic forms Dynamo's ShapeEnv and Inductor's
+#: printers rewrite (the fifteenth pass: ``bench/found/dynamic_*.py``, ``cpp_*.py``): truncation
+#: of a negative true division, a floor division of a floor division by a negative, ``%`` with both
+#: operands negative, ``2 ** n`` past 32 bits, a float ``%`` of a size. Static shapes fold them.
+SIZE_ARITHMETIC = (
+    "h = h + int(-h.shape[0] / 4)",
+    "h = h + ((h.shape[0] + 11) // 2) // -2",
+    "h = h + (-h.shape[0] - 7) % -6",
+    "h = h + 2 ** (h.shape[0] + 29) / 2**31",
+    "h = h + h.shape[0] % 2.5",
+)
+
+
+def size_arithmetic(b: Builder) -> None:
+    if b.rng.random() < 0.8:
+        b.emit(b.choice(SIZE_ARITHMETIC))
+        return
+    r = b.fresh("r")  # a divisor that is zero for some sizes: the handler must run then
+    b.emit(
+        "try:",
+        f"    {r} = h.shape[0] // (h.shape[0] - h.shape[-1])",
+        "except ZeroDivisionError:",
+        f"    {r} = -1",
+        f"h = h * {r}",
+    )
+
+
 FRAGMENTS_5 = [
     Fragment("partial_objects", partial_objects, weight=WEIGHT),
     Fragment("generator_protocol", generator_protocol, weight=WEIGHT),
     Fragment("exception_semantics", exception_semantics, weight=WEIGHT),
     Fragment("outside_state", outside_state, weight=WEIGHT),
+    Fragment("size_arithmetic", size_arithmetic, weight=WEIGHT),
 ]
 
 __all__ = ["FRAGMENTS_5"]
