@@ -1,5 +1,7 @@
 """Programs that kill, hang or exhaust their worker get verdicts; the run goes on."""
 
+import json
+
 from torchsmith import CheckOptions, Phase, Stage, Verdict, check_program
 from torchsmith.check import check_files
 from torchsmith.program.load import program_from_source
@@ -27,8 +29,12 @@ def test_segfault_hang_and_runaway_allocation_each_get_a_verdict_and_the_run_goe
     assert got["runaway_alloc"].evidence["memory_exceeded"]
     assert got["os_exit"].evidence["returncode"] == 3
     assert got["abort"].evidence["signal"] == "SIGABRT"
+    golden = json.loads((DATA / "verdicts.json").read_text())["data"]
     for name in ("segfault", "hang", "runaway_alloc", "os_exit", "abort"):
         assert got[name].phase is Phase.EAGER and not got[name].is_bug  # eager's fault
+        # the recorded verdicts (test_verdict_corpus.py leaves this folder to this test)
+        want = golden[f"crashy/{name}.py"]
+        assert (got[name].verdict.value, got[name].stage) == (want["verdict"], want["stage"])
     assert got["linear_relu"].verdict is Verdict.PASS
 
 

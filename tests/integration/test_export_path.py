@@ -121,3 +121,31 @@ def test_a_call_outside_the_guards_export_kept_is_the_programs_fault(worker):
     result = check_program(program(DIAG, "diag_guard"), options(backend="export_decomp"), worker)
     assert result.verdict is Verdict.INVALID and result.phase is Phase.COMPILED, result.reason
     assert "outside what torch.export kept" in result.reason and not result.is_bug
+
+
+BUFFER_UPDATE = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.zeros(3))
+
+    def forward(self, x):
+        self.count.add_(x.mean(0))
+        return x * 2.0 + self.count
+
+
+def get_inputs():
+    return [torch.randn(4, 3, generator=torch.Generator().manual_seed(5))]
+"""
+
+
+def test_a_module_updating_its_buffer_passes_the_decomposition_rung(worker):
+    """The module is exported as the harness's wrapper's one submodule: registered under two
+    names its buffer was an aliased input, and `run_decompositions` refused every program that
+    updates a buffer ("expected compiled_fn to be GraphModule"), a false crash at export-decomp."""
+    prog = Program(BUFFER_UPDATE, "Model", "buffer_update", "generated")
+    result = check_program(prog, options(backend="export_decomp"), worker)
+    assert result.verdict is Verdict.PASS, (result.reason, result.log_tail[-2000:])

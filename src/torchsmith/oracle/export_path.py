@@ -136,8 +136,10 @@ class Target(torch.nn.Module):
 
     def __init__(self, target: Any, template: tuple[Any, Any]) -> None:
         super().__init__()
-        if isinstance(target, torch.nn.Module):
-            self.inner = target  # its parameters and buffers are the exported program's
+        # A module target is registered once, as ``target`` (its parameters and buffers are the
+        # exported program's): registered under two names its buffers are aliased inputs, and
+        # ``run_decompositions`` refuses every program that mutates one ("expected compiled_fn
+        # to be GraphModule", #166572's limitation), a failure of this harness, not the program.
         self.target = target
         self.template = template
 
@@ -278,7 +280,7 @@ class ExportedCall:
         _check_exported(ep, self.backend)
         if self.backend == "export":
             return ep.module()
-        guards = ep.module()
+        guards = guard_check(ep.module())
         ep = ep.run_decompositions()
         if self.backend == "export_decomp":
             return _guarded(guards, ep.module())
@@ -295,12 +297,26 @@ class ExportedCall:
 GUARD_FAILED = "Guard failed: "
 
 
+def guard_check(module: torch.nn.Module) -> Callable[..., Any]:
+    """The input-guard check of an exported program's module, without running its graph:
+    its ``_guards_fn`` (torch >= 2.9's generated guards) or its forward pre-hooks (the older
+    constraint check); only where neither exists the module itself (it checks, then runs).
+    Running the graph to check would apply its buffer and input mutations twice per call."""
+    fn = getattr(module, "_guards_fn", None)
+    if callable(fn):
+        return fn
+    hooks = list(module._forward_pre_hooks.values())
+    if hooks:
+        return lambda *tensors: [hook(module, tensors) for hook in hooks]
+    return module
+
+
 def _guarded(guards: Callable[..., Any], run: Callable[..., Any]) -> Callable[..., Any]:
     """``run``, called only on calls inside the exported program's domain: export may narrow a
     dynamic dim from its example input (a derived size of 1 adds ``... < 2``), and a package
     does not check those guards, so a call outside them would be judged on garbage. ``guards``
-    is the exported module (it checks them first, then runs eagerly: the price of one eager run
-    of the graph per call). A failed guard is the program's fault: :class:`ExportUnsupported`."""
+    is :func:`guard_check` of the exported module. A failed guard is the program's fault:
+    :class:`ExportUnsupported`."""
 
     def call(*tensors: torch.Tensor) -> Any:
         try:
