@@ -34,6 +34,7 @@ from torchsmith.generate.family import FamilyStats, ValidatedFamily
 from torchsmith.generate.rewrites.base import Template, render_spec
 from torchsmith.generate.rewrites.catalog import Catalog, Entry, build_catalog
 from torchsmith.generate.rewrites.templates_attn import TEMPLATES_ATTN
+from torchsmith.generate.rewrites.templates_batch import TEMPLATES_BATCH
 from torchsmith.generate.rewrites.templates_decomp import TEMPLATES_DECOMP
 from torchsmith.generate.rewrites.templates_freeze import TEMPLATES_FREEZE
 from torchsmith.generate.rewrites.templates_graph import TEMPLATES_GRAPH
@@ -51,6 +52,7 @@ TEMPLATES: dict[str, Template] = {
         *TEMPLATES_DECOMP,
         *TEMPLATES_ATTN,
         *TEMPLATES_FREEZE,
+        *TEMPLATES_BATCH,
         *TEMPLATES_MEMORY,
         *TEMPLATES_QUANT,
     )
