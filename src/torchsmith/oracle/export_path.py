@@ -299,8 +299,9 @@ GUARD_FAILED = "Guard failed: "
 
 def guard_check(module: torch.nn.Module) -> Callable[..., Any]:
     """The input-guard check of an exported program's module, without running its graph:
-    its ``_guards_fn`` (torch >= 2.9's generated guards) or its forward pre-hooks (the older
-    constraint check); only where neither exists the module itself (it checks, then runs).
+    its ``_guards_fn`` (the generated guards of recent releases, 2.13 included) or its forward
+    pre-hooks (the older constraint check); only where neither exists the module itself (it
+    checks, then runs).
     Running the graph to check would apply its buffer and input mutations twice per call."""
     fn = getattr(module, "_guards_fn", None)
     if callable(fn):
