@@ -49,6 +49,16 @@ def _batch_dtypes(rng: random.Random, n: int, p: float = 0.3) -> list[str]:
     return dts
 
 
+#: What each pre-grad pointwise batch fusion batches (``{}``: the tensor).
+POINTWISE_CALLS = {
+    "batch_tanh": "torch.tanh({})",
+    "batch_sigmoid": "torch.sigmoid({})",
+    "batch_relu": "F.relu({})",
+    "batch_clamp": "torch.clamp({}, min=-0.5, max=0.75)",
+    "batch_nan_to_num": "torch.nan_to_num({}, nan=0.0)",
+}
+
+
 def _batch_inplace(rng: random.Random, target: str, s: Spec, n: int, shape: list[int]) -> None:
     """The batched calls with in-place writes around them (the pre-grad graph is not
     functional): each call after ``x.mul_(c)`` must see the update (the fusion inserts the stacked
@@ -61,13 +71,7 @@ def _batch_inplace(rng: random.Random, target: str, s: Spec, n: int, shape: list
         s.ret = "torch.stack([h + r for h, r in zip(hs, rs)])"
         s.note(n=n, inplace="relu_inplace")
         return
-    call = {
-        "batch_tanh": "torch.tanh({})",
-        "batch_sigmoid": "torch.sigmoid({})",
-        "batch_relu": "F.relu({})",
-        "batch_clamp": "torch.clamp({}, min=-0.5, max=0.75)",
-        "batch_nan_to_num": "torch.nan_to_num({}, nan=0.0)",
-    }[target]
+    call = POINTWISE_CALLS[target]
     s.body.append(f"h = {x}.clone()")
     s.body.append("ys = []")
     s.body.append(f"for _ in range({n}):")
@@ -96,13 +100,7 @@ def batch_pointwise(rng: random.Random, target: str) -> Spec:
         s.init.append(f"self.ns = nn.ModuleList([nn.LayerNorm({shape[-1]}) for _ in range({n})])")
         ys = [f"self.ns[{i}]({x})" for i, x in enumerate(xs)]
     else:
-        call = {
-            "batch_tanh": "torch.tanh({})",
-            "batch_sigmoid": "torch.sigmoid({})",
-            "batch_relu": "F.relu({})",
-            "batch_clamp": "torch.clamp({}, min=-0.5, max=0.75)",
-            "batch_nan_to_num": "torch.nan_to_num({}, nan=0.0)",
-        }[target]
+        call = POINTWISE_CALLS[target]
         ys = [call.format(x) for x in xs]
     joined = (f"torch.stack([{', '.join(ys)}])", f"torch.cat([{', '.join(ys)}])")
     mixed = len(set(dts)) > 1  # a stack would promote the odd one and hide its dtype
